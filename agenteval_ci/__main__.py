@@ -1,0 +1,3 @@
+from agenteval_ci.cli import main
+
+raise SystemExit(main())

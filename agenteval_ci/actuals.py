@@ -1,0 +1,93 @@
+"""Recorded agent outputs for `agenteval score` ("bring your own predictions").
+
+An ACTUAL file is one of:
+- an EvalSet-shaped file whose cases (same eval_ids) hold the agent's actual invocations;
+- an ADK `*.evalset_result.json` (ADK writes it as a JSON string inside JSON; both read);
+- an agenteval results file: each of its runs becomes a run here (re-scoring without re-running).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from .errors import InputError, Problem
+from .loader import problems_from, read_json
+from .schema import EvalSet, Invocation, Results, RunRecord
+from .schema.results import SCHEMA_VERSION
+
+RunsByCase = dict[str, list[RunRecord]]
+
+
+class _PerInvocation(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore", alias_generator=pydantic.alias_generators.to_camel, populate_by_name=True)
+    actual_invocation: Invocation
+
+
+class _CaseResult(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore", alias_generator=pydantic.alias_generators.to_camel, populate_by_name=True)
+    eval_id: str
+    eval_metric_result_per_invocation: list[_PerInvocation] = []
+
+
+class _EvalSetResult(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore", alias_generator=pydantic.alias_generators.to_camel, populate_by_name=True)
+    eval_set_result_id: str
+    eval_case_results: list[_CaseResult] = []
+
+
+def load_actuals(path: str | Path) -> RunsByCase:
+    """eval_id -> the runs recorded in this file (one per file, except results files)."""
+    name = Path(path).as_posix()
+    data: Any = read_json(path)
+    if isinstance(data, str):  # ADK's double-encoded evalset_result.json
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as exc:
+            raise InputError(Problem(name, "$", f"a JSON string that is not JSON inside: {exc.msg}")) from None
+    if not isinstance(data, dict):
+        raise InputError(Problem(name, "$", "expected an EvalSet, an ADK evalset_result or an agenteval results file"))
+    if "schema_version" in data:
+        return _from_results(name, data)
+    if "eval_case_results" in data or "evalCaseResults" in data:
+        return _from_adk_result(name, data)
+    return _from_eval_set(name, data)
+
+
+def _validate(model: type[pydantic.BaseModel], name: str, data: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, model)) from None
+
+
+def _from_eval_set(name: str, data: dict[str, Any]) -> RunsByCase:
+    eval_set = _validate(EvalSet, name, data)
+    runs: RunsByCase = {}
+    for i, case in enumerate(eval_set.eval_cases):
+        if case.conversation is None:
+            raise InputError(Problem(name, f"$.eval_cases[{i}]", "an actual case must hold the agent's `conversation`"))
+        runs[case.eval_id] = [RunRecord(invocations=case.conversation)]
+    return runs
+
+
+def _from_adk_result(name: str, data: dict[str, Any]) -> RunsByCase:
+    result = _validate(_EvalSetResult, name, data)
+    return {
+        c.eval_id: [RunRecord(invocations=[p.actual_invocation for p in c.eval_metric_result_per_invocation])]
+        for c in result.eval_case_results
+    }
+
+
+def _from_results(name: str, data: dict[str, Any]) -> RunsByCase:
+    from .results_file import check_version
+
+    check_version(name, data)
+    results = _validate(Results, name, data)
+    return {c.eval_id: list(c.runs) for c in results.cases}
+
+
+__all__ = ["RunsByCase", "SCHEMA_VERSION", "load_actuals"]

@@ -1,0 +1,69 @@
+"""`agenteval score EVALSET --actual ACTUAL [...]`: score recorded agent outputs, run no agent."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+
+from ..actuals import RunsByCase, load_actuals
+from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
+from ..loader import find_eval_config, load_eval_config, load_eval_set
+from ..report.table import render_table
+from ..results_file import new_results, write_results
+from ..schema import RunRecord
+from ..scoring import CaseToScore, score_all
+from ._common import print_warnings
+
+HELP = "score recorded agent outputs against an eval set (no agent is run)"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("evalset", help="the eval set file (EvalSet JSON or legacy .test.json)")
+    parser.add_argument(
+        "--actual", action="append", required=True, metavar="ACTUAL",
+        help="recorded outputs: an EvalSet-shaped file, an ADK *.evalset_result.json or a results file; repeat for more runs",
+    )
+    parser.add_argument("--eval-config", help="criteria file (default: test_config.json beside the eval set, else ADK's defaults)")
+    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
+    parser.add_argument("--suite", default="default", help="suite name recorded in the results")
+    parser.add_argument("--print-detailed-results", action="store_true", help="per-run and per-turn scores in the table")
+
+
+def collect_runs(case_ids: list[str], actual_files: list[str]) -> dict[str, list[RunRecord]]:
+    """Each file is one run (or several, for a results file); every case must be in every file."""
+    runs: dict[str, list[RunRecord]] = {eval_id: [] for eval_id in case_ids}
+    problems = []
+    for path in actual_files:
+        recorded: RunsByCase = load_actuals(path)
+        name = Path(path).as_posix()
+        unknown = sorted(set(recorded) - set(runs))
+        missing = [eval_id for eval_id in case_ids if eval_id not in recorded]
+        if unknown:
+            problems.append(Problem(name, "$", f"eval_id(s) not in the eval set: {', '.join(unknown)}"))
+        if missing:
+            problems.append(Problem(name, "$", f"no recorded output for eval_id(s): {', '.join(missing)}"))
+        for eval_id in case_ids:
+            for record in recorded.get(eval_id, []):
+                runs[eval_id].append(record.model_copy(update={"index": len(runs[eval_id])}))
+    if problems:
+        raise InputError(problems)
+    return runs
+
+
+def run(args: argparse.Namespace) -> int:
+    loaded = load_eval_set(args.evalset)
+    config = load_eval_config(args.eval_config or find_eval_config(args.evalset))
+    print_warnings([*loaded.warnings, *config.warnings])
+    cases = loaded.eval_set.eval_cases
+    runs = collect_runs([c.eval_id for c in cases], args.actual)
+    items = [
+        CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, args.suite)
+        for case in cases
+    ]
+    results = new_results(asyncio.run(score_all(items)), num_runs=max(len(r) for r in runs.values()) if runs else 0)
+    if args.json:
+        write_results(results, args.json)
+    if args.json != "-":
+        print(render_table(results, detailed=args.print_detailed_results))
+    return EXIT_PASSED if results.passed else EXIT_FAILED

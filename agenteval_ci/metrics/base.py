@@ -1,0 +1,74 @@
+"""What every metric receives and returns, and ADK's aggregation rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Optional, Union
+
+from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
+
+
+@dataclass(frozen=True)
+class MetricInput:
+    """One metric, one run of one case."""
+
+    criterion: BaseCriterion
+    actual: list[Invocation]
+    expected: Optional[list[Invocation]]  # None for scenario cases
+    case: EvalCase
+    judge: Any = None  # a judge.Judge for LLM-judged metrics; None when none is configured
+
+
+Evaluate = Callable[[MetricInput], Union[MetricRun, Awaitable[MetricRun]]]
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    criterion_type: type[BaseCriterion]
+    evaluate: Evaluate
+    description: str
+    needs_expected: bool = False  # reference-based: NOT_EVALUATED on scenario cases
+    informational: bool = False  # reports a figure, never passes or fails
+    aliases: tuple[str, ...] = field(default=())
+
+
+def adk_mean(values: list[float]) -> float:
+    """A running sum then one division, exactly as ADK's evaluators add up (bit-identical;
+    builtin sum() compensates rounding on Python >= 3.12 and would differ in the last bit)."""
+    total = 0.0
+    for value in values:
+        total += value
+    return total / len(values)
+
+
+def status_for(score: Optional[float], threshold: float) -> Status:
+    """ADK's rule: `score >= threshold` passes."""
+    if score is None:
+        return Status.NOT_EVALUATED
+    return Status.PASSED if score >= threshold else Status.FAILED
+
+
+def mean_run(per_invocation: list[InvocationScore], threshold: float) -> MetricRun:
+    """ADK's per-invocation evaluators: the case score is the mean over scored invocations."""
+    scores = [p.score for p in per_invocation if p.score is not None]
+    if not scores:
+        reasons = {p.reason for p in per_invocation if p.reason}
+        return MetricRun(per_invocation=per_invocation, reason="; ".join(sorted(reasons)) or "no invocation was scored")
+    overall = adk_mean(scores)
+    return MetricRun(score=overall, status=status_for(overall, threshold), per_invocation=per_invocation)
+
+
+def not_evaluated(reason: str) -> MetricRun:
+    return MetricRun(status=Status.NOT_EVALUATED, reason=reason)
+
+
+def paired(inp: MetricInput) -> list[tuple[Invocation, Invocation]] | MetricRun:
+    """Actual and expected turns side by side, or NOT_EVALUATED saying why they cannot be."""
+    if inp.expected is None:
+        return not_evaluated("needs an expected conversation; a conversation_scenario case has none")
+    if len(inp.actual) != len(inp.expected):
+        return not_evaluated(
+            f"the agent produced {len(inp.actual)} invocation(s) but the case expects {len(inp.expected)}"
+        )
+    return list(zip(inp.actual, inp.expected))

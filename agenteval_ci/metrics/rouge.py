@@ -1,0 +1,85 @@
+"""response_match_score: ROUGE-1 F-measure with stemming, as ADK 2.13's RougeEvaluator.
+
+The tokenizer reproduces ADK's Unicode-aware one (NFKC, lowercase, CJK per character,
+Thai/Lao/Khmer/Myanmar by grapheme, non-ASCII words unstemmed, ASCII words through
+rouge-score's Porter stemmer). Stemming is memoized: ADK builds a new scorer per pair
+and stems every word again, which dominates its cost. Scores are bit-identical
+(tests/metrics/test_differential.py).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+from functools import lru_cache
+
+from rouge_score import tokenizers
+
+from ..schema import InvocationScore, MetricRun, text_of
+from .base import MetricInput, mean_run, paired, status_for
+
+_porter = tokenizers.DefaultTokenizer(use_stemmer=True)
+
+
+@lru_cache(maxsize=65536)
+def _ascii_word_tokens(word: str) -> tuple[str, ...]:
+    return tuple(_porter.tokenize(word))
+
+
+def _is_cjk(code: int) -> bool:
+    return 0x4E00 <= code <= 0x9FFF or 0x3040 <= code <= 0x30FF or 0xAC00 <= code <= 0xD7AF
+
+
+def _is_non_spaced(code: int) -> bool:
+    return 0x0E00 <= code <= 0x0EFF or 0x1780 <= code <= 0x17FF or 0x1000 <= code <= 0x109F
+
+
+def _is_mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
+def tokenize(text: str) -> list[str]:
+    text = unicodedata.normalize("NFKC", text).lower()
+    chars: list[str] = []
+    for char in text:
+        code = ord(char)
+        if _is_cjk(code):
+            chars.extend((" ", char, " "))
+        elif _is_non_spaced(code):
+            # A combining mark stays on its base consonant; a base starts a new cluster.
+            chars.append(char if _is_mark(char) else " " + char)
+        elif char.isalnum() or _is_mark(char):
+            chars.append(char)
+        else:
+            chars.append(" ")
+    tokens: list[str] = []
+    for word in "".join(chars).split():
+        if word.isascii():
+            tokens.extend(_ascii_word_tokens(word))
+        else:
+            tokens.append(word)
+    return tokens
+
+
+def rouge1_fmeasure(candidate: str, reference: str) -> float:
+    """rouge-score's rouge1 F-measure, same arithmetic (empty vs empty is 0.0)."""
+    target = Counter(tokenize(reference))
+    prediction = Counter(tokenize(candidate))
+    overlap = sum(min(count, prediction[token]) for token, count in target.items())
+    precision = overlap / max(sum(prediction.values()), 1)
+    recall = overlap / max(sum(target.values()), 1)
+    if precision + recall > 0:
+        return 2 * precision * recall / (precision + recall)
+    return 0.0
+
+
+def evaluate(inp: MetricInput) -> MetricRun:
+    threshold = inp.criterion.threshold
+    pairs = paired(inp)
+    if isinstance(pairs, MetricRun):
+        return pairs
+    per_invocation = []
+    for actual, expected in pairs:
+        score = rouge1_fmeasure(text_of(actual.final_response), text_of(expected.final_response))
+        per_invocation.append(InvocationScore(score=score, status=status_for(score, threshold)))
+    return mean_run(per_invocation, threshold)

@@ -1,0 +1,35 @@
+"""The plain-text table `agenteval score` and `agenteval run` print."""
+
+from __future__ import annotations
+
+from ..schema import Results, Status
+
+_MARK = {Status.PASSED: "PASS", Status.FAILED: "FAIL", Status.NOT_EVALUATED: "N/E", Status.INFORMATIONAL: "info"}
+
+
+def _score(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def render_table(results: Results, detailed: bool = False) -> str:
+    lines = []
+    for case in results.cases:
+        lines.append(f"{_MARK[case.status]:<5} {case.eval_set_id} / {case.eval_id}")
+        for name, metric in case.metrics.items():
+            if metric.status == Status.INFORMATIONAL and not detailed:
+                continue
+            threshold = "" if metric.threshold is None else f" (threshold {metric.threshold:g})"
+            why = f"  [{metric.reason}]" if metric.reason else ""
+            lines.append(f"        {_MARK[metric.status]:<5} {name} {_score(metric.score)}{threshold}{why}")
+            if detailed and metric.runs:
+                for r, run in enumerate(metric.runs):
+                    scores = ", ".join(_score(p.score) for p in run.per_invocation)
+                    lines.append(f"              run {r + 1}: {_score(run.score)}  per turn: [{scores}]")
+        if case.status == Status.FAILED and case.reason:
+            lines.append(f"        reason: {case.reason}")
+    counts = {s: sum(c.status == s for c in results.cases) for s in Status}
+    lines.append(
+        f"\n{len(results.cases)} case(s): {counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
+        f"{counts[Status.NOT_EVALUATED]} not evaluated"
+    )
+    return "\n".join(lines)

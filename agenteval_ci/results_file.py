@@ -1,0 +1,90 @@
+"""Reading and writing results files: versioned, written atomically."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from . import __version__
+from .errors import InputError, Problem
+from .loader import problems_from, read_json
+from .schema import CaseResult, Results, RunStats, ShardInfo
+from .schema.results import SCHEMA_VERSION
+
+
+def new_results(
+    cases: list[CaseResult],
+    *,
+    num_runs: int,
+    suites: list[str] | None = None,
+    stats: RunStats | None = None,
+    warnings: list[str] | None = None,
+    shard: ShardInfo | None = None,
+    commit: str | None = None,
+) -> Results:
+    return Results(
+        tool_version=__version__,
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        num_runs=num_runs,
+        suites=suites or sorted({c.suite for c in cases}) or ["default"],
+        shard=shard,
+        commit=commit,
+        stats=stats or RunStats(),
+        warnings=warnings or [],
+        cases=cases,
+    )
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Temp file in the same folder, then rename: a reader never sees half a file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def dump_results(results: Results) -> str:
+    return results.model_dump_json(indent=2, exclude_none=True) + "\n"
+
+
+def write_results(results: Results, path: str) -> None:
+    """`-` writes to stdout."""
+    text = dump_results(results)
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        write_atomic(path, text)
+
+
+def check_version(name: str, data: dict[str, Any]) -> None:
+    version = data.get("schema_version")
+    if not isinstance(version, int):
+        raise InputError(Problem(name, "$.schema_version", "missing or not an integer: is this an agenteval results file?"))
+    if version > SCHEMA_VERSION:
+        raise InputError(
+            Problem(name, "$.schema_version", f"version {version} is newer than this agenteval reads ({SCHEMA_VERSION}); upgrade agenteval-ci")
+        )
+
+
+def read_results(path: str | Path) -> Results:
+    name = Path(path).as_posix()
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise InputError(Problem(name, "$", "not an agenteval results file (expected an object)"))
+    check_version(name, data)
+    try:
+        return Results.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, Results)) from None

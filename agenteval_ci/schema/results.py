@@ -1,0 +1,127 @@
+"""The results file: the contract between run, score, compare, report, merge and accept.
+
+One file holds every case of one invocation of `agenteval run`/`score` (all suites, or
+one shard). It is self-contained: each case carries its eval case (the expected side)
+and every run's actual invocations, so no later stage needs the eval set files or the
+agent. Documented in docs/results-format.md; bump SCHEMA_VERSION on breaking changes.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .eval_set import EvalCase, Invocation
+
+SCHEMA_VERSION = 1
+
+
+class Status(str, enum.Enum):
+    PASSED = "PASSED"
+    FAILED = "FAILED"
+    NOT_EVALUATED = "NOT_EVALUATED"
+    INFORMATIONAL = "INFORMATIONAL"  # a figure that never passes or fails
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RubricVerdict(_Record):
+    """ADK's RubricScore: one rubric's score (1.0 yes / 0.0 no / None not evaluated)."""
+
+    rubric_id: str
+    score: Optional[float] = None
+    rationale: Optional[str] = None
+
+
+class InvocationScore(_Record):
+    score: Optional[float] = None
+    status: Status = Status.NOT_EVALUATED
+    reason: Optional[str] = None
+    rubric_scores: Optional[list[RubricVerdict]] = None
+    details: Optional[dict[str, Any]] = None  # metric-specific figures (token breakdown, labels, ...)
+
+
+class MetricRun(_Record):
+    """One metric on one run of one case, as one ADK evaluator call reports it."""
+
+    score: Optional[float] = None
+    status: Status = Status.NOT_EVALUATED
+    reason: Optional[str] = None
+    per_invocation: list[InvocationScore] = Field(default_factory=list)
+    rubric_scores: Optional[list[RubricVerdict]] = None  # per rubric over the run's invocations
+
+
+class MetricResult(_Record):
+    """One metric on one case over all runs: score is the mean of the runs' scores."""
+
+    score: Optional[float] = None
+    threshold: Optional[float] = None  # None for informational metrics
+    status: Status = Status.NOT_EVALUATED
+    reason: Optional[str] = None
+    config_fingerprint: str = ""
+    runs: list[MetricRun] = Field(default_factory=list)
+
+
+class TokenCounts(_Record):
+    input: int = 0
+    output: int = 0
+
+
+class RunRecord(_Record):
+    """One run of the agent on one case: what it actually did."""
+
+    index: int = 0
+    invocations: list[Invocation] = Field(default_factory=list)
+    error: Optional[str] = None  # the agent raised or timed out; the case fails
+    duration: Optional[float] = None  # wall-clock seconds of the whole conversation
+    tokens: Optional[TokenCounts] = None
+
+
+class CaseResult(_Record):
+    suite: str = "default"
+    eval_set_id: str
+    eval_set_file: Optional[str] = None  # repo-relative, for annotations
+    eval_id: str
+    fingerprint: str  # of the expected content; see fingerprint.case_fingerprint
+    status: Status
+    reason: Optional[str] = None
+    metrics: dict[str, MetricResult] = Field(default_factory=dict)
+    runs: list[RunRecord] = Field(default_factory=list)
+    eval_case: EvalCase
+
+
+class ShardInfo(_Record):
+    index: int  # 1-based
+    count: int
+
+
+class RunStats(_Record):
+    duration_seconds: float = 0.0
+    agent_turns: int = 0
+    agent_tokens: TokenCounts = Field(default_factory=TokenCounts)
+    judge_calls: int = 0
+    judge_cache_hits: int = 0
+    judge_cache_misses: int = 0
+    judge_tokens: TokenCounts = Field(default_factory=TokenCounts)
+    estimated_cost_usd: Optional[float] = None
+
+
+class Results(_Record):
+    schema_version: int = SCHEMA_VERSION
+    tool_version: str
+    created_at: str  # ISO 8601, UTC
+    num_runs: int = 1
+    suites: list[str] = Field(default_factory=lambda: ["default"])
+    shard: Optional[ShardInfo] = None
+    commit: Optional[str] = None
+    stats: RunStats = Field(default_factory=RunStats)
+    warnings: list[str] = Field(default_factory=list)
+    cases: list[CaseResult] = Field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not any(c.status == Status.FAILED for c in self.cases)

@@ -1,0 +1,101 @@
+"""Scoring: cases x runs x metrics -> case results, with ADK's aggregation and status rules.
+
+All metric work of a whole run is gathered at once, so LLM-judged metrics share the
+judge's single concurrency bound instead of going metric by metric or case by case.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from .fingerprint import case_fingerprint
+from .loader import ConfiguredMetric
+from .metrics import MetricInput, adk_mean, not_evaluated, status_for
+from .schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
+
+
+@dataclass(frozen=True)
+class CaseToScore:
+    """One eval case with what the agent did in each run, and the metrics that judge it."""
+
+    case: EvalCase
+    runs: list[RunRecord]
+    metrics: list[ConfiguredMetric]
+    eval_set_id: str
+    eval_set_file: str | None = None
+    suite: str = "default"
+
+
+async def _evaluate(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Any) -> MetricRun:
+    if metric.spec.needs_expected and item.case.conversation is None:
+        return not_evaluated(f"{metric.name} compares with an expected conversation; a conversation_scenario case has none")
+    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge)
+    result = metric.spec.evaluate(inp)
+    if inspect.isawaitable(result):
+        result = await result
+    if metric.spec.informational and result.score is not None:
+        result = result.model_copy(update={"status": Status.INFORMATIONAL})
+    return result
+
+
+def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
+    """Over runs: the mean of the runs' scores, then ADK's `score >= threshold`."""
+    scores = [r.score for r in runs if r.score is not None]
+    score = adk_mean(scores) if scores else None
+    if score is None:
+        status = Status.NOT_EVALUATED
+    elif metric.spec.informational:
+        status = Status.INFORMATIONAL
+    else:
+        status = status_for(score, metric.criterion.threshold)
+    reason = next((r.reason for r in runs if r.reason), None) if status == Status.NOT_EVALUATED else None
+    return MetricResult(
+        score=score,
+        threshold=metric.threshold,
+        status=status,
+        reason=reason,
+        config_fingerprint=metric.fingerprint,
+        runs=runs,
+    )
+
+
+def case_status(metrics: dict[str, MetricResult], runs: list[RunRecord]) -> tuple[Status, str | None]:
+    """`adk eval`'s rule: a failed run or any FAILED metric fails the case; NOT_EVALUATED
+    and INFORMATIONAL are ignored; nothing evaluated at all is NOT_EVALUATED."""
+    errors = [r.error for r in runs if r.error]
+    if errors:
+        return Status.FAILED, f"{len(errors)} of {len(runs)} run(s) failed: {errors[0]}"
+    failed = [name for name, m in metrics.items() if m.status == Status.FAILED]
+    if failed:
+        return Status.FAILED, "below threshold: " + ", ".join(failed)
+    if any(m.status == Status.PASSED for m in metrics.values()):
+        return Status.PASSED, None
+    return Status.NOT_EVALUATED, "no metric was evaluated"
+
+
+async def score_case(item: CaseToScore, judge: Any = None) -> CaseResult:
+    per_metric = await asyncio.gather(
+        *(asyncio.gather(*(_evaluate(m, item, run, judge) for run in item.runs)) for m in item.metrics)
+    )
+    metrics = {m.name: aggregate(m, list(runs)) for m, runs in zip(item.metrics, per_metric)}
+    status, reason = case_status(metrics, item.runs)
+    return CaseResult(
+        suite=item.suite,
+        eval_set_id=item.eval_set_id,
+        eval_set_file=item.eval_set_file,
+        eval_id=item.case.eval_id,
+        fingerprint=case_fingerprint(item.case),
+        status=status,
+        reason=reason,
+        metrics=metrics,
+        runs=item.runs,
+        eval_case=item.case,
+    )
+
+
+async def score_all(items: list[CaseToScore], judge: Any = None) -> list[CaseResult]:
+    """Every case at once; results keep the order of `items`."""
+    return list(await asyncio.gather(*(score_case(item, judge) for item in items)))

@@ -1,0 +1,229 @@
+"""A loopback fake of the Gemini REST API, driven by the real google-genai client.
+
+Point google-genai (and so google-adk agents and our judge) at it with
+`GOOGLE_GEMINI_BASE_URL=server.base_url` and any `GOOGLE_API_KEY`. It speaks
+`POST /{version}/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`.
+
+A test scripts it with a responder, a function from the request to a reply body (see
+`text_reply`, `function_call_reply`) or a `Fault`. Faults queued with `fail_next` are served
+first. Every request is recorded; `max_in_flight` tells the highest concurrency seen.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Optional, Union
+
+_PATH = re.compile(r"^/(?P<version>v[^/]+)/(?:.*/)?models/(?P<model>[^/:]+):(?P<method>\w+)")
+
+
+@dataclass(frozen=True)
+class GeminiRequest:
+    model: str
+    method: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+    @property
+    def contents(self) -> list[dict[str, Any]]:
+        return self.body.get("contents", [])
+
+    @property
+    def last_user_text(self) -> str:
+        """Text of the last content that carries text (the newest user turn or tool result)."""
+        for content in reversed(self.contents):
+            texts = [p["text"] for p in content.get("parts", []) if "text" in p]
+            if texts:
+                return "\n".join(texts)
+        return ""
+
+    @property
+    def prompt_text(self) -> str:
+        """All text of the request (system instruction and contents), for judge prompts."""
+        parts = list(self.body.get("systemInstruction", {}).get("parts", []))
+        for content in self.contents:
+            parts.extend(content.get("parts", []))
+        return "\n".join(p.get("text", "") for p in parts)
+
+    @property
+    def function_responses(self) -> list[dict[str, Any]]:
+        return [
+            p["functionResponse"]
+            for content in self.contents
+            for p in content.get("parts", [])
+            if "functionResponse" in p
+        ]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """An injected failure: an HTTP error (optionally with Retry-After), a hang, or garbage."""
+
+    status: int = 500
+    message: str = "injected fault"
+    retry_after: Optional[float] = None
+    hang: float = 0.0  # seconds to stall before answering (0: do not stall)
+    malformed: bool = False  # answer 200 with a body that is not a valid response
+
+
+Reply = Union[dict[str, Any], Fault]
+Responder = Callable[[GeminiRequest], Reply]
+
+
+def usage(prompt_tokens: int = 10, output_tokens: int = 5) -> dict[str, int]:
+    return {
+        "promptTokenCount": prompt_tokens,
+        "candidatesTokenCount": output_tokens,
+        "totalTokenCount": prompt_tokens + output_tokens,
+    }
+
+
+def _reply(parts: list[dict[str, Any]], prompt_tokens: int, output_tokens: int) -> dict[str, Any]:
+    return {
+        "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+        "usageMetadata": usage(prompt_tokens, output_tokens),
+        "modelVersion": "fake-gemini",
+    }
+
+
+def text_reply(text: str, prompt_tokens: int = 10, output_tokens: int = 5) -> dict[str, Any]:
+    return _reply([{"text": text}], prompt_tokens, output_tokens)
+
+
+def function_call_reply(calls: list[tuple[str, dict[str, Any]]], prompt_tokens: int = 10, output_tokens: int = 5) -> dict[str, Any]:
+    return _reply([{"functionCall": {"name": n, "args": a}} for n, a in calls], prompt_tokens, output_tokens)
+
+
+@dataclass
+class FakeGemini:
+    responder: Responder = field(default=lambda req: text_reply("ok"))
+    latency: float = 0.0  # seconds added to every answer
+    api_key: Optional[str] = None  # when set, requests must carry it
+
+    def __post_init__(self) -> None:
+        self.requests: list[GeminiRequest] = []
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._faults: deque[Fault] = deque()
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    # ---- lifecycle
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def env(self) -> dict[str, str]:
+        """Environment that points google-genai at this server."""
+        return {"GOOGLE_GEMINI_BASE_URL": self.base_url, "GOOGLE_API_KEY": self.api_key or "fake-key"}
+
+    def start(self) -> "FakeGemini":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "FakeGemini":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- scripting
+
+    def fail_next(self, *faults: Fault) -> None:
+        with self._lock:
+            self._faults.extend(faults)
+
+    def _next_reply(self, request: GeminiRequest) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self._faults:
+                return self._faults.popleft()
+        return self.responder(request)
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:  # keep test output quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+                with fake._lock:
+                    fake._in_flight += 1
+                    fake.max_in_flight = max(fake.max_in_flight, fake._in_flight)
+                try:
+                    self._serve()
+                finally:
+                    with fake._lock:
+                        fake._in_flight -= 1
+
+            def _serve(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                raw = self.rfile.read(length) if length else b"{}"
+                match = _PATH.match(self.path)
+                if not match:
+                    return self._send(404, {"error": {"code": 404, "message": f"no route {self.path}", "status": "NOT_FOUND"}})
+                key = self.headers.get("x-goog-api-key")
+                if fake.api_key and key != fake.api_key:
+                    return self._send(400, {"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}})
+                request = GeminiRequest(match["model"], match["method"], json.loads(raw or b"{}"), dict(self.headers))
+                reply = fake._next_reply(request)
+                if fake.latency:
+                    time.sleep(fake.latency)
+                if isinstance(reply, Fault):
+                    return self._fault(reply)
+                if match["method"] == "streamGenerateContent":
+                    return self._send_sse(reply)
+                self._send(200, reply)
+
+            def _fault(self, fault: Fault) -> None:
+                if fault.hang:
+                    time.sleep(fault.hang)
+                if fault.malformed:
+                    body = b'{"candidates": [{"content": '
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
+                status_names = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+                error = {"error": {"code": fault.status, "message": fault.message, "status": status_names.get(fault.status, "UNKNOWN")}}
+                headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
+                self._send(fault.status, error, headers)
+
+            def _send(self, status: int, body: dict[str, Any], headers: Optional[dict[str, str]] = None) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _send_sse(self, body: dict[str, Any]) -> None:
+                data = f"data: {json.dumps(body)}\r\n\r\n".encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        return Handler
