@@ -1,0 +1,44 @@
+"""Project-wide settings blocks of agenteval.yaml that several stages read.
+
+Kept here (pure pydantic, no I/O) so the config loader, the judge and the gate can all
+import them without importing each other.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ModelPrice(_Settings):
+    """USD per million tokens."""
+
+    input: float
+    output: float
+
+
+class JudgeSettings(_Settings):
+    """How LLM-judged metrics reach their model (see docs/judge.md)."""
+
+    concurrency: int = Field(default=32, ge=1)  # one bound for all judge calls of a run
+    request_timeout_seconds: float = Field(default=60.0, gt=0)
+    deadline_seconds: float = Field(default=900.0, gt=0)  # all judge work; a dead endpoint cannot hang CI
+    max_retries: int = Field(default=6, ge=0)
+    base_url: Optional[str] = None  # else GOOGLE_GEMINI_BASE_URL, else Google's endpoint
+    cache: bool = True
+    cache_dir: str = ".agenteval/cache"
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides of the built-in table
+
+
+class GateSettings(_Settings):
+    """How `compare` decides (see docs/gate.md)."""
+
+    fail_on: Literal["regression", "threshold", "never"] = "regression"
+    tolerance: float = Field(default=0.05, ge=0)  # a metric's mean may drop this much without failing
+    confidence: float = Field(default=0.95, gt=0, lt=1)
+    seed: int = 0
