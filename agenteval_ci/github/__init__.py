@@ -1,0 +1,22 @@
+"""GitHub REST over an injected requests.Session; takes rendered strings, never imports report."""
+
+from .api import (
+    Annotation,
+    Artifact,
+    CheckRun,
+    Comment,
+    FileContent,
+    PullRef,
+    PullRequest,
+    Repo,
+    WorkflowRun,
+    pull_request_from,
+)
+from .client import GitHubClient, new_session
+from .errors import Conflict, Forbidden, GitHubError, NotFound, RateLimited, Unauthorized
+
+__all__ = [
+    "Annotation", "Artifact", "CheckRun", "Comment", "Conflict", "FileContent", "Forbidden", "GitHubClient",
+    "GitHubError", "NotFound", "PullRef", "PullRequest", "RateLimited", "Repo", "Unauthorized", "WorkflowRun",
+    "new_session", "pull_request_from",
+]

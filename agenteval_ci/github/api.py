@@ -1,0 +1,210 @@
+"""The GitHub operations the action needs, as typed records over `GitHubClient`.
+
+Everything here takes already-rendered strings (comment bodies, check summaries);
+nothing imports the report package.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import zipfile
+from dataclasses import dataclass
+from typing import Any
+
+from .client import GitHubClient
+from .errors import Conflict, GitHubError, NotFound
+
+MAX_COMMENT_CHARS = 65536
+MAX_CHECK_TEXT_CHARS = 65535
+ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update call
+
+
+@dataclass(frozen=True)
+class Comment:
+    id: int
+    body: str
+    user_login: str
+    user_type: str
+    html_url: str
+
+
+@dataclass(frozen=True)
+class PullRef:
+    sha: str
+    ref: str
+    repo: str  # owner/name; differs from the base's on a fork PR
+
+
+@dataclass(frozen=True)
+class PullRequest:
+    number: int
+    head: PullRef
+    base: PullRef
+    state: str
+
+    @property
+    def is_fork(self) -> bool:
+        return self.head.repo != self.base.repo
+
+
+@dataclass(frozen=True)
+class FileContent:
+    path: str
+    sha: str  # the blob sha a later PUT must name
+    text: str
+
+
+@dataclass(frozen=True)
+class Annotation:
+    path: str
+    line: int
+    level: str  # notice | warning | failure
+    title: str
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    id: int
+    html_url: str
+
+
+@dataclass(frozen=True)
+class Artifact:
+    id: int
+    name: str
+    expired: bool
+
+
+@dataclass(frozen=True)
+class WorkflowRun:
+    id: int
+    head_sha: str
+    status: str
+    conclusion: str | None
+
+
+def _comment(data: dict[str, Any]) -> Comment:
+    user = data.get("user") or {}
+    return Comment(data["id"], data.get("body") or "", user.get("login", ""), user.get("type", ""), data.get("html_url", ""))
+
+
+def _pull_ref(data: dict[str, Any]) -> PullRef:
+    repo = data.get("repo") or {}  # null when the fork was deleted
+    return PullRef(data["sha"], data.get("ref", ""), repo.get("full_name", ""))
+
+
+def pull_request_from(data: dict[str, Any]) -> PullRequest:
+    return PullRequest(data["number"], _pull_ref(data["head"]), _pull_ref(data["base"]), data.get("state", "open"))
+
+
+class Repo:
+    """One repository's endpoints."""
+
+    def __init__(self, client: GitHubClient, full_name: str):
+        self.client = client
+        self.full_name = full_name
+        self.base = f"repos/{full_name}"
+
+    # issue comments ---------------------------------------------------------------
+    def comments(self, issue: int) -> list[Comment]:
+        return [_comment(c) for c in self.client.paginate(f"{self.base}/issues/{issue}/comments")]
+
+    def create_comment(self, issue: int, body: str) -> Comment:
+        return _comment(self.client.json("POST", f"{self.base}/issues/{issue}/comments", json={"body": body}))
+
+    def update_comment(self, comment_id: int, body: str) -> Comment:
+        return _comment(self.client.json("PATCH", f"{self.base}/issues/comments/{comment_id}", json={"body": body}))
+
+    def upsert_comment(self, issue: int, marker: str, body: str) -> Comment:
+        """The sticky comment: the first one carrying `marker` (among all pages) is edited in place."""
+        mine = next((c for c in self.comments(issue) if marker in c.body), None)
+        if mine is None:
+            return self.create_comment(issue, body)
+        return self.update_comment(mine.id, body)
+
+    def react(self, comment_id: int, content: str) -> None:
+        self.client.json("POST", f"{self.base}/issues/comments/{comment_id}/reactions", json={"content": content})
+
+    # pulls and permissions --------------------------------------------------------
+    def pull(self, number: int) -> PullRequest:
+        return pull_request_from(self.client.json("GET", f"{self.base}/pulls/{number}"))
+
+    def permission(self, login: str) -> str:
+        """The user's role: admin, maintain, write, triage, read or none."""
+        try:
+            data = self.client.json("GET", f"{self.base}/collaborators/{login}/permission")
+        except NotFound:
+            return "none"
+        return data.get("role_name") or data.get("permission") or "none"
+
+    # checks and statuses ----------------------------------------------------------
+    def create_check(
+        self, name: str, head_sha: str, conclusion: str, title: str, summary: str, text: str = "",
+        annotations: list[Annotation] = (), details_url: str | None = None,
+    ) -> CheckRun:
+        """A completed check run; annotations beyond the first 50 follow in updates of 50."""
+        batches = [list(annotations[i:i + ANNOTATIONS_PER_REQUEST]) for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
+        output = {"title": title, "summary": summary[:MAX_CHECK_TEXT_CHARS], "text": text[:MAX_CHECK_TEXT_CHARS]}
+        body = {"name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion,
+                "output": {**output, "annotations": [_annotation(a) for a in batches[0]]}}
+        if details_url:
+            body["details_url"] = details_url
+        data = self.client.json("POST", f"{self.base}/check-runs", json=body)
+        for batch in batches[1:]:
+            self.client.json("PATCH", f"{self.base}/check-runs/{data['id']}",
+                             json={"output": {**output, "annotations": [_annotation(a) for a in batch]}})
+        return CheckRun(data["id"], data.get("html_url", ""))
+
+    def create_status(self, sha: str, state: str, context: str, description: str, target_url: str | None = None) -> None:
+        body = {"state": state, "context": context, "description": description[:140]}
+        if target_url:
+            body["target_url"] = target_url
+        self.client.json("POST", f"{self.base}/statuses/{sha}", json=body)
+
+    # contents ---------------------------------------------------------------------
+    def get_file(self, path: str, ref: str) -> FileContent | None:
+        try:
+            data = self.client.json("GET", f"{self.base}/contents/{path}", params={"ref": ref})
+        except NotFound:
+            return None
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None
+        return FileContent(data["path"], data["sha"], base64.b64decode(data.get("content", "")).decode("utf-8"))
+
+    def put_file(self, path: str, text: str, *, branch: str, message: str, blob_sha: str | None) -> str:
+        """Commit `text` to `branch`; `blob_sha` (None for a new file) makes a concurrent change a Conflict.
+
+        Returns the new commit's sha.
+        """
+        body = {"message": message, "content": base64.b64encode(text.encode("utf-8")).decode("ascii"), "branch": branch}
+        if blob_sha:
+            body["sha"] = blob_sha
+        try:
+            data = self.client.json("PUT", f"{self.base}/contents/{path}", json=body)
+        except GitHubError as exc:
+            if exc.status == 422:  # "sha wasn't supplied": the file appeared since we looked
+                raise Conflict(exc.method, exc.path, exc.status, exc.message) from None
+            raise
+        return data["commit"]["sha"]
+
+    # actions runs and artifacts -----------------------------------------------------
+    def runs_for(self, head_sha: str) -> list[WorkflowRun]:
+        found = self.client.paginate(f"{self.base}/actions/runs", key="workflow_runs", params={"head_sha": head_sha})
+        return [WorkflowRun(r["id"], r["head_sha"], r.get("status", ""), r.get("conclusion")) for r in found]
+
+    def artifacts(self, run_id: int) -> list[Artifact]:
+        found = self.client.paginate(f"{self.base}/actions/runs/{run_id}/artifacts", key="artifacts")
+        return [Artifact(a["id"], a["name"], bool(a.get("expired"))) for a in found]
+
+    def download_artifact(self, artifact_id: int) -> dict[str, bytes]:
+        """The artifact's files by name (GitHub serves a zip, usually via a redirect)."""
+        response = self.client.send("GET", f"{self.base}/actions/artifacts/{artifact_id}/zip")
+        with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+            return {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
+
+
+def _annotation(a: Annotation) -> dict[str, Any]:
+    return {"path": a.path, "start_line": a.line, "end_line": a.line, "annotation_level": a.level,
+            "title": a.title[:255], "message": a.message[:64000]}

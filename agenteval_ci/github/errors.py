@@ -1,0 +1,39 @@
+"""Typed errors of the GitHub REST client. Messages name the request, never the token."""
+
+from __future__ import annotations
+
+
+class GitHubError(Exception):
+    """GitHub answered with an error status (after any retries)."""
+
+    def __init__(self, method: str, path: str, status: int, message: str):
+        self.method = method
+        self.path = path
+        self.status = status
+        self.message = message
+        super().__init__(f"GitHub {method} {path} -> {status}: {message}")
+
+
+class Unauthorized(GitHubError):
+    """401: the token is missing, wrong or expired."""
+
+
+class Forbidden(GitHubError):
+    """403: the token may not do this (a fork PR's read-only token, missing `permissions:`)."""
+
+
+class NotFound(GitHubError):
+    """404: no such thing, or GitHub hides it from this token."""
+
+
+class Conflict(GitHubError):
+    """409 or 422 on a write: someone changed the thing since we read it."""
+
+
+class RateLimited(GitHubError):
+    """Still rate limited after the retries."""
+
+
+def error_for(method: str, path: str, status: int, message: str) -> GitHubError:
+    kind = {401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 429: RateLimited}.get(status, GitHubError)
+    return kind(method, path, status, message)
