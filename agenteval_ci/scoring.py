@@ -45,13 +45,13 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
     """Over runs: the mean of the runs' scores, then ADK's `score >= threshold`."""
     scores = [r.score for r in runs if r.score is not None]
     score = adk_mean(scores) if scores else None
-    if score is None:
-        status = Status.NOT_EVALUATED
-    elif metric.spec.informational:
+    if metric.spec.informational:  # as ADK: INFORMATIONAL even when no figure is available
         status = Status.INFORMATIONAL
+    elif score is None:
+        status = Status.NOT_EVALUATED
     else:
         status = status_for(score, metric.criterion.threshold)
-    reason = next((r.reason for r in runs if r.reason), None) if status == Status.NOT_EVALUATED else None
+    reason = next((r.reason for r in runs if r.reason), None) if score is None else None
     return MetricResult(
         score=score,
         threshold=metric.threshold,

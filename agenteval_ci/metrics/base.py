@@ -72,3 +72,16 @@ def paired(inp: MetricInput) -> list[tuple[Invocation, Invocation]] | MetricRun:
             f"the agent produced {len(inp.actual)} invocation(s) but the case expects {len(inp.expected)}"
         )
     return list(zip(inp.actual, inp.expected))
+
+
+def score_turns(inp: MetricInput, score_turn: Callable[[Invocation, Invocation], float]) -> MetricRun:
+    """A reference-based metric turn by turn (actual vs expected), then ADK's mean over turns."""
+    threshold = inp.criterion.threshold
+    pairs = paired(inp)
+    if isinstance(pairs, MetricRun):
+        return pairs
+    per_invocation = []
+    for actual, expected in pairs:
+        score = score_turn(actual, expected)
+        per_invocation.append(InvocationScore(score=score, status=status_for(score, threshold)))
+    return mean_run(per_invocation, threshold)

@@ -9,9 +9,10 @@ from ..schema import (
     LlmBackedUserSimulatorCriterion,
     MetricRun,
     RubricsBasedCriterion,
+    SingleToolUseCriterion,
     ToolTrajectoryCriterion,
 )
-from . import rouge, trajectory
+from . import efficiency, rouge, trajectory, vertex
 from .base import MetricInput, MetricSpec, not_evaluated
 
 
@@ -38,6 +39,31 @@ _SPECS = [
         rouge.evaluate,
         "ROUGE-1 F-measure of the final response against the expected one.",
         needs_expected=True,
+    ),
+    *(
+        MetricSpec(name, BaseCriterion, vertex.reference_metric(name), description, needs_expected=True)
+        for name, description in [
+            ("trajectory_exact_match", "Vertex: 1 when the turn's tool calls equal the expected ones, in order."),
+            ("trajectory_in_order_match", "Vertex: 1 when the expected calls appear in order; extras allowed."),
+            ("trajectory_any_order_match", "Vertex: 1 when the expected calls all appear, in any order."),
+            ("trajectory_precision", "Vertex: share of the agent's calls that the expected calls hold."),
+            ("trajectory_recall", "Vertex: share of the expected calls that the agent made."),
+        ]
+    ),
+    MetricSpec(
+        "trajectory_single_tool_use",
+        SingleToolUseCriterion,
+        vertex.evaluate_single_tool_use,
+        "Vertex: 1 when the agent called `tool_name` in the turn.",
+    ),
+    *(
+        MetricSpec(name, BaseCriterion, evaluate, description, informational=True)
+        for name, evaluate, description in [
+            ("tool_call_count_v1", efficiency.evaluate_tool_call_count, "Tool calls per turn (informational)."),
+            ("inference_call_count_v1", efficiency.evaluate_inference_call_count, "Model calls per turn (informational)."),
+            ("token_usage_v1", efficiency.evaluate_token_usage, "Tokens per turn, with a breakdown (informational)."),
+            ("invocation_duration_v1", efficiency.evaluate_invocation_duration, "Seconds per turn, with a breakdown (informational)."),
+        ]
     ),
     _pending("final_response_match_v2", LlmAsAJudgeCriterion, "LLM judge: is the response equivalent to the reference."),
     _pending("rubric_based_final_response_quality_v1", RubricsBasedCriterion, "LLM judge: final response rubrics."),

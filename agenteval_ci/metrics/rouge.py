@@ -15,8 +15,8 @@ from functools import lru_cache
 
 from rouge_score import tokenizers
 
-from ..schema import InvocationScore, MetricRun, text_of
-from .base import MetricInput, mean_run, paired, status_for
+from ..schema import MetricRun, text_of
+from .base import MetricInput, score_turns
 
 _porter = tokenizers.DefaultTokenizer(use_stemmer=True)
 
@@ -74,12 +74,6 @@ def rouge1_fmeasure(candidate: str, reference: str) -> float:
 
 
 def evaluate(inp: MetricInput) -> MetricRun:
-    threshold = inp.criterion.threshold
-    pairs = paired(inp)
-    if isinstance(pairs, MetricRun):
-        return pairs
-    per_invocation = []
-    for actual, expected in pairs:
-        score = rouge1_fmeasure(text_of(actual.final_response), text_of(expected.final_response))
-        per_invocation.append(InvocationScore(score=score, status=status_for(score, threshold)))
-    return mean_run(per_invocation, threshold)
+    return score_turns(
+        inp, lambda actual, expected: rouge1_fmeasure(text_of(actual.final_response), text_of(expected.final_response))
+    )

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..schema import FunctionCall, InvocationScore, MatchType, MetricRun, ToolTrajectoryCriterion
-from .base import MetricInput, mean_run, paired, status_for
+from ..schema import FunctionCall, Invocation, MatchType, MetricRun, ToolTrajectoryCriterion
+from .base import MetricInput, score_turns
 
 
 def _same_call(actual: FunctionCall, expected: FunctionCall, ignore_args: bool) -> bool:
@@ -40,12 +40,9 @@ MATCHERS = {MatchType.EXACT: exact_match, MatchType.IN_ORDER: in_order_match, Ma
 def evaluate(inp: MetricInput) -> MetricRun:
     criterion = inp.criterion
     assert isinstance(criterion, ToolTrajectoryCriterion)
-    pairs = paired(inp)
-    if isinstance(pairs, MetricRun):
-        return pairs
     match = MATCHERS[criterion.match_type]
-    per_invocation = []
-    for actual, expected in pairs:
-        score = 1.0 if match(actual.tool_calls, expected.tool_calls, criterion.ignore_args) else 0.0
-        per_invocation.append(InvocationScore(score=score, status=status_for(score, criterion.threshold)))
-    return mean_run(per_invocation, criterion.threshold)
+
+    def score_turn(actual: Invocation, expected: Invocation) -> float:
+        return 1.0 if match(actual.tool_calls, expected.tool_calls, criterion.ignore_args) else 0.0
+
+    return score_turns(inp, score_turn)

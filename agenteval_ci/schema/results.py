@@ -53,6 +53,7 @@ class MetricRun(_Record):
     reason: Optional[str] = None
     per_invocation: list[InvocationScore] = Field(default_factory=list)
     rubric_scores: Optional[list[RubricVerdict]] = None  # per rubric over the run's invocations
+    details: Optional[dict[str, Any]] = None  # metric-specific overall figures (e.g. token breakdown)
 
 
 class MetricResult(_Record):
