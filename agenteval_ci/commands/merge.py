@@ -1,0 +1,89 @@
+"""`agenteval merge RESULTS... --json OUT`: join the results files of `--shard I/N` jobs."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import EXIT_PASSED, InputError, Problem
+from ..results_file import new_results, read_results, write_results
+from ..schema import Results, RunStats, TokenCounts
+
+HELP = "join the results files of sharded runs (--shard I/N) into one"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results", nargs="+", metavar="RESULTS", help="results files, one per shard")
+    parser.add_argument("--json", metavar="OUT", required=True, help="write the merged results file here ('-' for stdout)")
+
+
+def check_shards(named: list[tuple[str, Results]]) -> None:
+    """Every file a shard of the same split, each shard once, none missing, no case twice."""
+    problems = [Problem(name, "$.shard", "not a shard (run with --shard I/N)") for name, r in named if r.shard is None]
+    if problems:
+        raise InputError(problems)
+    count = named[0][1].shard.count
+    for name, r in named:
+        if r.shard.count != count:
+            problems.append(Problem(name, "$.shard.count", f"is {r.shard.count}, but {named[0][0]} is a shard of {count}"))
+        if r.num_runs != named[0][1].num_runs:
+            problems.append(Problem(name, "$.num_runs", f"is {r.num_runs}, but {named[0][0]} has {named[0][1].num_runs}"))
+    seen: dict[int, str] = {}
+    for name, r in named:
+        if r.shard.index in seen:
+            problems.append(Problem(name, "$.shard.index", f"shard {r.shard.index}/{count} is also {seen[r.shard.index]}"))
+        seen.setdefault(r.shard.index, name)
+    missing = sorted(set(range(1, count + 1)) - set(seen))
+    if missing and not problems:
+        problems.append(Problem(named[0][0], "$.shard", f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing from the merge"))
+    owner: dict[tuple[str, str, str], str] = {}
+    for name, r in named:
+        for i, case in enumerate(r.cases):
+            key = (case.suite, case.eval_set_id, case.eval_id)
+            if key in owner:
+                problems.append(Problem(name, f"$.cases[{i}]", f"case {case.eval_set_id}/{case.eval_id} is also in {owner[key]}"))
+            owner.setdefault(key, name)
+    if problems:
+        raise InputError(problems)
+
+
+def merge(named: list[tuple[str, Results]]) -> Results:
+    check_shards(named)
+    ordered = [r for _, r in sorted(named, key=lambda item: item[1].shard.index)]
+    suites = list(dict.fromkeys(s for r in ordered for s in r.suites))
+    # Shards interleave cases; sort by suite, eval set and case id so every merge of the same split is identical.
+    cases = sorted(
+        (c for r in ordered for c in r.cases),
+        key=lambda c: (suites.index(c.suite) if c.suite in suites else len(suites), c.eval_set_id, c.eval_id),
+    )
+    return new_results(
+        cases,
+        num_runs=ordered[0].num_runs,
+        suites=suites,
+        stats=_sum_stats([r.stats for r in ordered]),
+        warnings=list(dict.fromkeys(w for r in ordered for w in r.warnings)),
+        commit=ordered[0].commit,
+    )
+
+
+def _sum_stats(all_stats: list[RunStats]) -> RunStats:
+    def tokens(field: str) -> TokenCounts:
+        counts = [getattr(s, field) for s in all_stats]
+        return TokenCounts(input=sum(c.input for c in counts), output=sum(c.output for c in counts))
+
+    costs = [s.estimated_cost_usd for s in all_stats if s.estimated_cost_usd is not None]
+    return RunStats(
+        duration_seconds=max(s.duration_seconds for s in all_stats),  # shards run side by side
+        agent_turns=sum(s.agent_turns for s in all_stats),
+        agent_tokens=tokens("agent_tokens"),
+        judge_calls=sum(s.judge_calls for s in all_stats),
+        judge_cache_hits=sum(s.judge_cache_hits for s in all_stats),
+        judge_cache_misses=sum(s.judge_cache_misses for s in all_stats),
+        judge_tokens=tokens("judge_tokens"),
+        estimated_cost_usd=sum(costs) if costs else None,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    named = [(path, read_results(path)) for path in args.results]
+    write_results(merge(named), args.json)
+    return EXIT_PASSED

@@ -1,0 +1,134 @@
+"""`agenteval run`: run the repository's agent on its eval sets, score, write results.
+
+Two forms:
+  agenteval run [--config agenteval.yaml] [--suite NAME] [--json OUT] [--shard I/N]
+  agenteval run AGENT_DIR EVAL_SET_FILE[:id,id]... [--config_file_path F] [--print_detailed_results]
+The second is `adk eval`'s: same arguments, test_config.json discovery and exit rule.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
+from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
+from ..project import EvalSetToRun, Suite, load_project
+from ..report.table import render_table
+from ..results_file import write_results
+from ..run import run_suites
+from ..schema import Results, Status
+from ..shards import parse_shard
+from ._common import print_warnings
+
+HELP = "run the agent on its eval sets, score it and write the results file"
+DEFAULT_CONFIG = "agenteval.yaml"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "adk_args", nargs="*", metavar="AGENT_DIR EVAL_SET",
+        help="adk eval's form: the agent folder, then eval set files (FILE[:case_id,case_id]) or eval set ids",
+    )
+    parser.add_argument("--config", help=f"the project file (default: {DEFAULT_CONFIG})")
+    parser.add_argument("--suite", action="append", metavar="NAME", help="run only this suite (repeatable)")
+    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
+    parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic slices of the cases")
+    parser.add_argument("--config_file_path", "--config-file-path", dest="config_file_path", help="adk eval's criteria file")
+    parser.add_argument(
+        "--print_detailed_results", "--print-detailed-results", dest="print_detailed_results",
+        action="store_true", help="per-run and per-turn scores in the table",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    shard = parse_shard(args.shard) if args.shard else None
+    if args.adk_args:
+        if args.config or args.suite:
+            raise UsageError("give either an agenteval.yaml (--config/--suite) or adk eval's AGENT_DIR EVAL_SET..., not both")
+        suite = adk_style_suite(args.adk_args[0], args.adk_args[1:], args.config_file_path)
+        print_warnings([w for s in suite.eval_sets for w in (*s.loaded.warnings, *s.config.warnings)])
+        results = run_suites([suite], shard=shard)
+        _output(results, args)
+        print(adk_summary(results))
+        every_case_passed = bool(results.cases) and all(c.status == Status.PASSED for c in results.cases)
+        return EXIT_PASSED if every_case_passed else EXIT_FAILED
+    if args.config_file_path:
+        raise UsageError("--config_file_path belongs to adk eval's form (AGENT_DIR EVAL_SET...); in agenteval.yaml use a suite's eval_config")
+    project = load_project(args.config or DEFAULT_CONFIG, args.suite)
+    print_warnings(project.warnings)
+    results = run_suites(project.suites, project.config.judge, shard)
+    _output(results, args)
+    return EXIT_PASSED if results.passed else EXIT_FAILED
+
+
+def _output(results: Results, args: argparse.Namespace) -> None:
+    print_warnings(results.warnings)
+    if args.json:
+        write_results(results, args.json)
+    if args.json != "-":
+        print(render_table(results, detailed=args.print_detailed_results))
+
+
+# ---------------------------------------------------------------- adk eval's form
+
+
+def split_selector(arg: str) -> tuple[str, list[str]]:
+    """`file.json:a,b` -> ("file.json", ["a", "b"]); ADK ignores anything after a second ':'."""
+    target, sep, selector = arg.partition(":")
+    if not sep:
+        return arg, []
+    return target, [s for s in selector.split(":")[0].split(",") if s.strip()]
+
+
+def _eval_set_file(agent_dir: Path, target: str) -> Path:
+    """A path, else an eval set id saved in the agent folder as ADK's eval sets manager saves it."""
+    if Path(target).is_file():
+        return Path(target)
+    by_id = agent_dir / f"{target}.evalset.json"
+    if by_id.is_file():
+        return by_id
+    raise UsageError(f"{target!r} is neither an eval set file nor the id of {by_id.as_posix()}")
+
+
+def adk_style_suite(agent_dir: str, eval_set_args: list[str], config_file_path: str | None) -> Suite:
+    if not Path(agent_dir).is_dir():
+        raise UsageError(f"AGENT_DIR {agent_dir!r} is not a folder (adk eval's form: agenteval run AGENT_DIR EVAL_SET...)")
+    selections: dict[Path, list[str]] = {}
+    for arg in eval_set_args:
+        target, ids = split_selector(arg)
+        selections.setdefault(_eval_set_file(Path(agent_dir), target), []).extend(ids)
+    config = load_eval_config(_adk_config_path(config_file_path, list(selections)))
+    eval_sets = [_selected(path, ids, config) for path, ids in selections.items()]
+    return Suite(name="default", agent=agent_dir, base_dir=Path("."), eval_sets=eval_sets)
+
+
+def _adk_config_path(given: str | None, files: list[Path]) -> Path | None:
+    """ADK's rule: the given file; else test_config.json beside the eval set when there is
+    exactly one; else (or when that file is absent) the default criteria."""
+    if given:
+        return Path(given)
+    if len(files) == 1 and (files[0].parent / CONFIG_FILE_NAME).is_file():
+        return files[0].parent / CONFIG_FILE_NAME
+    return None
+
+
+def _selected(path: Path, ids: list[str], config) -> EvalSetToRun:
+    loaded = load_eval_set(path)
+    known = {c.eval_id for c in loaded.eval_set.eval_cases}
+    missing = [i for i in ids if i not in known]
+    if missing:
+        raise InputError(Problem(loaded.path, "$.eval_cases", f"no eval case with eval_id {', '.join(map(repr, missing))}"))
+    return EvalSetToRun(loaded, config, tuple(ids) if ids else None)
+
+
+def adk_summary(results: Results) -> str:
+    """adk eval's closing summary: passed and failed (anything not PASSED) per eval set."""
+    counts: dict[str, list[int]] = {}
+    for case in results.cases:
+        tally = counts.setdefault(case.eval_set_id, [0, 0])
+        tally[0 if case.status == Status.PASSED else 1] += 1
+    lines = ["Eval Run Summary"]
+    for eval_set_id, (passed, failed) in counts.items():
+        lines.append(f"{eval_set_id}:\n  Tests passed: {passed}\n  Tests failed: {failed}")
+    return "\n".join(lines)

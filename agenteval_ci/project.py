@@ -1,0 +1,122 @@
+"""Loading agenteval.yaml and resolving each suite to its eval set files and eval configs.
+
+Paths in the file are relative to the file's folder, so `agenteval run --config
+sub/agenteval.yaml` works from anywhere.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pydantic
+import yaml
+
+from .errors import InputError, Problem
+from .loader import LoadedEvalConfig, LoadedEvalSet, find_eval_config, load_eval_config, load_eval_set, problems_from
+from .schema.project import ProjectConfig, SuiteConfig
+
+
+@dataclass(frozen=True)
+class EvalSetToRun:
+    """One eval set file, the cases of it to run (all when None), and the criteria it uses."""
+
+    loaded: LoadedEvalSet
+    config: LoadedEvalConfig
+    case_ids: tuple[str, ...] | None = None
+
+    @property
+    def cases(self):  # the selected EvalCases, in file order
+        cases = self.loaded.eval_set.eval_cases
+        return cases if self.case_ids is None else [c for c in cases if c.eval_id in self.case_ids]
+
+
+@dataclass(frozen=True)
+class Suite:
+    name: str
+    agent: str
+    base_dir: Path  # where relative agent paths and module imports start
+    eval_sets: list[EvalSetToRun]
+    num_runs: int = 1
+    concurrency: int = 8
+    turn_timeout_seconds: float = 300.0
+
+
+@dataclass(frozen=True)
+class Project:
+    path: str
+    config: ProjectConfig
+    suites: list[Suite]
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def baseline_path(self) -> Path:
+        return Path(self.path).parent / self.config.baseline
+
+
+def read_project_config(path: str | Path) -> ProjectConfig:
+    name = Path(path).as_posix()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(Problem(name, "$", "file not found (create one, see docs/config.md, or pass --config)")) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise InputError(Problem(name, "$", f"not valid YAML{where}: {getattr(exc, 'problem', exc)}")) from None
+    if not isinstance(data, dict):
+        raise InputError(Problem(name, "$", "expected a mapping with `suites:` (see docs/config.md)"))
+    try:
+        return ProjectConfig.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, ProjectConfig)) from None
+
+
+def load_project(path: str | Path, only_suites: list[str] | None = None) -> Project:
+    name = Path(path).as_posix()
+    config = read_project_config(path)
+    known = [s.name for s in config.suites]
+    unknown = [s for s in only_suites or [] if s not in known]
+    if unknown:
+        raise InputError(Problem(name, "$.suites", f"no suite named {', '.join(unknown)}; suites are: {', '.join(known)}"))
+    base_dir = Path(path).parent
+    suites, warnings = [], []
+    for i, suite in enumerate(config.suites):
+        if only_suites and suite.name not in only_suites:
+            continue
+        resolved = _resolve_suite(name, f"$.suites[{i}]", suite, base_dir)
+        warnings += [w for s in resolved.eval_sets for w in (*s.loaded.warnings, *s.config.warnings)]
+        suites.append(resolved)
+    return Project(name, config, suites, warnings)
+
+
+def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Suite:
+    shared_config = None
+    if suite.eval_config:
+        shared_config = load_eval_config(_existing(file, f"{at}.eval_config", base_dir / suite.eval_config))
+    eval_sets = []
+    for j, pattern in enumerate(suite.eval_sets):
+        matches = sorted(glob.glob(str(base_dir / pattern), recursive=True))
+        if not matches:
+            raise InputError(Problem(file, f"{at}.eval_sets[{j}]", f"{pattern!r} matches no file under {base_dir.as_posix() or '.'}"))
+        for match in matches:
+            config = shared_config or load_eval_config(find_eval_config(match))
+            eval_sets.append(EvalSetToRun(load_eval_set(match), config))
+    return Suite(
+        name=suite.name,
+        agent=suite.agent,
+        base_dir=base_dir,
+        eval_sets=eval_sets,
+        num_runs=suite.num_runs,
+        concurrency=suite.concurrency,
+        turn_timeout_seconds=suite.turn_timeout_seconds,
+    )
+
+
+def _existing(file: str, at: str, path: Path) -> Path:
+    if not path.is_file():
+        raise InputError(Problem(file, at, f"no such file: {path.as_posix()}"))
+    return path

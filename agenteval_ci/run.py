@@ -1,0 +1,194 @@
+"""Running suites: every case x run of every suite at once, each suite under its own
+concurrency bound, with a per-turn timeout; then scoring everything in one pass.
+
+An agent that raises or times out fails that run (and so its case) with the reason;
+the other jobs go on. Results keep eval-set order whatever the completion order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .agents import Agent, load_agent
+from .metrics import adk_mean
+from .progress import Progress
+from .project import EvalSetToRun, Suite
+from .schema import CaseResult, EvalCase, MetricResult, MetricRun, Results, RunRecord, RunStats, ShardInfo, Status, TokenCounts
+from .schema.settings import JudgeSettings
+from .results_file import new_results
+from .scoring import CaseToScore, score_all
+from .shards import in_shard
+
+
+@dataclass(frozen=True)
+class CaseJob:
+    suite: Suite
+    eval_set: EvalSetToRun
+    case: EvalCase
+
+
+def plan(suites: list[Suite], shard: ShardInfo | None = None) -> list[CaseJob]:
+    """The cases to run, in suite, eval set and case order, kept to this shard."""
+    return [
+        CaseJob(suite, eval_set, case)
+        for suite in suites
+        for eval_set in suite.eval_sets
+        for case in eval_set.cases
+        if in_shard(shard, eval_set.loaded.eval_set.eval_set_id, case.eval_id)
+    ]
+
+
+def make_judge(settings: JudgeSettings) -> Any:
+    """THE JUDGE PLUGS IN HERE: `agenteval_ci.judge.make_judge(settings)` once it exists;
+    until then LLM-judged metrics get no judge and report NOT_EVALUATED."""
+    try:
+        from . import judge
+    except ImportError:
+        return None
+    factory = getattr(judge, "make_judge", None)
+    return factory(settings) if factory else None
+
+
+# ---------------------------------------------------------------- one run of one case
+
+
+def _tokens(run_invocations: list[Any]) -> TokenCounts:
+    usage = [u for inv in run_invocations for u in inv.usage]
+    return TokenCounts(
+        input=sum(u.prompt_token_count or 0 for u in usage),
+        output=sum(u.candidates_token_count or 0 for u in usage),
+    )
+
+
+async def run_conversation(agent: Agent, case: EvalCase, run_index: int, turn_timeout: float) -> RunRecord:
+    """Replay the case's user turns in order against one session."""
+    started = time.monotonic()
+    invocations = []
+    error = None
+    conversation = None
+    try:
+        conversation = await agent.start(case, run_index)
+        for turn, expected in enumerate(case.conversation or [], start=1):
+            try:
+                invocations.append(await asyncio.wait_for(conversation.send(expected.user_content), turn_timeout))
+            except asyncio.TimeoutError:
+                error = f"turn {turn}: timed out after {turn_timeout:g}s"
+                break
+    except Exception as exc:  # the agent's own failure: this run fails, the others go on
+        error = f"turn {len(invocations) + 1}: {type(exc).__name__}: {exc}"
+    finally:
+        if conversation is not None:
+            await conversation.close()
+    return RunRecord(
+        index=run_index,
+        invocations=invocations,
+        error=error,
+        duration=round(time.monotonic() - started, 3),
+        tokens=_tokens(invocations),
+    )
+
+
+# ---------------------------------------------------------------- all cases
+
+
+async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress) -> list[RunRecord]:
+    async def one(run_index: int) -> RunRecord:
+        async with bound:
+            return await run_conversation(agent, job.case, run_index, job.suite.turn_timeout_seconds)
+
+    if job.case.conversation is None:  # a simulated-user scenario: needs the judge's user simulator
+        runs = [RunRecord(index=i) for i in range(job.suite.num_runs)]
+    else:
+        runs = list(await asyncio.gather(*(one(i) for i in range(job.suite.num_runs))))
+    progress.case_done(failed=any(r.error for r in runs))
+    return runs
+
+
+def agent_metrics(runs: list[RunRecord]) -> dict[str, MetricResult]:
+    """Vertex's agent metrics, as figures that never pass or fail: seconds per run, and 1 per failed run."""
+    per_metric = {
+        "latency": [r.duration for r in runs],
+        "failure": [1.0 if r.error else 0.0 for r in runs],
+    }
+    out = {}
+    for name, values in per_metric.items():
+        scored = [v for v in values if v is not None]
+        out[name] = MetricResult(
+            score=adk_mean(scored) if scored else None,
+            status=Status.INFORMATIONAL if scored else Status.NOT_EVALUATED,
+            runs=[MetricRun(score=v, status=Status.INFORMATIONAL) for v in values],
+        )
+    return out
+
+
+def _with_agent_metrics(result: CaseResult) -> CaseResult:
+    return result.model_copy(update={"metrics": {**result.metrics, **agent_metrics(result.runs)}})
+
+
+def _stats(cases: list[CaseResult], seconds: float) -> RunStats:
+    runs = [r for c in cases for r in c.runs]
+    return RunStats(
+        duration_seconds=round(seconds, 3),
+        agent_turns=sum(len(r.invocations) for r in runs),
+        agent_tokens=TokenCounts(
+            input=sum(r.tokens.input for r in runs if r.tokens),
+            output=sum(r.tokens.output for r in runs if r.tokens),
+        ),
+    )
+
+
+def _warnings(jobs: list[CaseJob]) -> list[str]:
+    return [
+        f"{job.eval_set.loaded.path}: case {job.case.eval_id!r} is a conversation_scenario (simulated user); "
+        "it was not run (user simulation needs the judge)"
+        for job in jobs
+        if job.case.conversation is None
+    ]
+
+
+async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, progress: Progress) -> list[CaseResult]:
+    bounds = {job.suite.name: asyncio.Semaphore(job.suite.concurrency) for job in jobs}
+    all_runs = await asyncio.gather(*(_run_case(agents[j.suite.name], j, bounds[j.suite.name], progress) for j in jobs))
+    items = [
+        CaseToScore(
+            job.case,
+            runs,
+            job.eval_set.config.metrics,
+            job.eval_set.loaded.eval_set.eval_set_id,
+            job.eval_set.loaded.path,
+            job.suite.name,
+        )
+        for job, runs in zip(jobs, all_runs)
+    ]
+    return [_with_agent_metrics(r) for r in await score_all(items, judge)]
+
+
+def run_suites(
+    suites: list[Suite],
+    judge_settings: JudgeSettings | None = None,
+    shard: ShardInfo | None = None,
+    progress: Progress | None = None,
+) -> Results:
+    """Load each suite's agent, run and score every case of this shard, return the results."""
+    started = time.monotonic()
+    jobs = plan(suites, shard)
+    progress = progress or Progress(len(jobs))
+    agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency) for s in suites if any(j.suite is s for j in jobs)}
+    try:
+        judge = make_judge(judge_settings or JudgeSettings())
+        cases = asyncio.run(run_jobs(jobs, agents, judge, progress))
+    finally:
+        for agent in agents.values():
+            agent.close()
+    progress.finish()
+    return new_results(
+        cases,
+        num_runs=max((s.num_runs for s in suites), default=1),
+        suites=[s.name for s in suites],
+        stats=_stats(cases, time.monotonic() - started),
+        warnings=_warnings(jobs),
+        shard=shard,
+    )

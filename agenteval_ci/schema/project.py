@@ -1,0 +1,53 @@
+"""agenteval.yaml: suites (agent, eval sets, run settings) and project-wide settings.
+
+Every key has a default except a suite's `agent` and `eval_sets`, so the smallest useful
+file is three lines (see docs/config.md).
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .settings import GateSettings, JudgeSettings
+
+DEFAULT_BASELINE = ".agenteval/baseline.json"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SuiteConfig(_Strict):
+    """One agent and the eval sets it runs against."""
+
+    name: str = "default"
+    # An ADK agent folder or module (root_agent / get_agent_async / app), or a Python
+    # callable as `package.module:function` or `path/to/file.py:function`.
+    agent: str = Field(min_length=1)
+    eval_sets: list[str] = Field(min_length=1)  # globs, relative to agenteval.yaml's folder
+    eval_config: Optional[str] = None  # else test_config.json beside each eval set, else ADK's defaults
+    num_runs: int = Field(default=1, ge=1)
+    concurrency: int = Field(default=8, ge=1)  # case x run jobs in flight at once
+    turn_timeout_seconds: float = Field(default=300.0, gt=0)
+
+    @field_validator("eval_sets", mode="before")
+    @classmethod
+    def _one_glob_is_a_list(cls, value: Union[str, list[str]]) -> list[str]:
+        return [value] if isinstance(value, str) else value
+
+
+class ProjectConfig(_Strict):
+    baseline: str = DEFAULT_BASELINE  # relative to agenteval.yaml's folder
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    gate: GateSettings = Field(default_factory=GateSettings)
+    suites: list[SuiteConfig] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_suite_names(self) -> "ProjectConfig":
+        names = [s.name for s in self.suites]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"suite names must be unique; give each suite a `name` (repeated: {', '.join(duplicates)})")
+        return self

@@ -1,0 +1,61 @@
+"""An offline, deterministic home-automation agent: a plain Python function.
+
+agenteval calls `handle(text, session)` once per user turn. It "calls tools" (functions
+below) and returns the response and the calls it made, the shape agenteval records.
+No model and no network: the same input always gives the same output.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+DEFAULT_STATE = {"lights": {"kitchen": False, "living room": False, "bedroom": False}, "thermostat": 21}
+
+
+def set_light(state: dict[str, Any], room: str, on: bool) -> dict[str, Any]:
+    if room not in state["lights"]:
+        return {"error": f"no light in the {room}"}
+    state["lights"][room] = on
+    return {"room": room, "on": on}
+
+
+def set_thermostat(state: dict[str, Any], temperature: int) -> dict[str, Any]:
+    state["thermostat"] = temperature
+    return {"temperature": temperature}
+
+
+def get_device_status(state: dict[str, Any], device: str) -> dict[str, Any]:
+    if device == "thermostat":
+        return {"device": device, "temperature": state["thermostat"]}
+    return {"device": device, "on": state["lights"].get(device, False)}
+
+
+def handle(text: str, session: Any) -> dict[str, Any]:
+    state = session.state
+    state.setdefault("lights", dict(DEFAULT_STATE["lights"]))
+    state.setdefault("thermostat", DEFAULT_STATE["thermostat"])
+    calls: list[dict[str, Any]] = []
+
+    def call(tool: Any, **args: Any) -> dict[str, Any]:
+        calls.append({"name": tool.__name__, "args": args})
+        return tool(state, **args)
+
+    request = text.lower().strip()
+    if match := re.search(r"turn (on|off) the ([a-z ]+?) lights?\b", request):
+        result = call(set_light, room=match[2], on=match[1] == "on")
+        response = result.get("error") or f"The {match[2]} light is now {match[1]}."
+    elif match := re.search(r"set the thermostat to (\d+)", request):
+        call(set_thermostat, temperature=int(match[1]))
+        response = f"The thermostat is set to {match[1]} degrees."
+    elif match := re.search(r"\b(warmer|cooler)\b", request):
+        current = call(get_device_status, device="thermostat")["temperature"]
+        target = current + (2 if match[1] == "warmer" else -2)
+        call(set_thermostat, temperature=target)
+        response = f"The thermostat is set to {target} degrees."
+    elif match := re.search(r"is the ([a-z ]+?) light on", request):
+        on = call(get_device_status, device=match[1])["on"]
+        response = f"The {match[1]} light is {'on' if on else 'off'}."
+    else:
+        response = "Sorry, I can only control the lights and the thermostat."
+    return {"response": response, "tool_calls": calls}
