@@ -15,7 +15,7 @@ from typing import Any
 import pydantic
 
 from .errors import InputError, Problem
-from .loader import problems_from, read_json
+from .loader import load_eval_set, problems_from, read_json
 from .schema import EvalSet, Invocation, Results, RunRecord
 from .schema.results import SCHEMA_VERSION
 
@@ -48,6 +48,8 @@ def load_actuals(path: str | Path) -> RunsByCase:
             data = json.loads(data)
         except json.JSONDecodeError as exc:
             raise InputError(Problem(name, "$", f"a JSON string that is not JSON inside: {exc.msg}")) from None
+    if isinstance(data, list):  # a legacy test file or the old eval set format: read as the loader does
+        return _from_eval_set(name, load_eval_set(path).eval_set)
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "expected an EvalSet, an ADK evalset_result or an agenteval results file"))
     if "schema_version" in data:
@@ -64,8 +66,8 @@ def _validate(model: type[pydantic.BaseModel], name: str, data: dict[str, Any]) 
         raise InputError(problems_from(exc, name, model)) from None
 
 
-def _from_eval_set(name: str, data: dict[str, Any]) -> RunsByCase:
-    eval_set = _validate(EvalSet, name, data)
+def _from_eval_set(name: str, data: dict[str, Any] | EvalSet) -> RunsByCase:
+    eval_set = data if isinstance(data, EvalSet) else _validate(EvalSet, name, data)
     runs: RunsByCase = {}
     for i, case in enumerate(eval_set.eval_cases):
         if case.conversation is None:
