@@ -14,7 +14,7 @@ from ..errors import UsageError
 from ..schema import Content, EvalCase, Invocation
 
 # `module.path:function` or `path/to/file.py:function` (not a Windows drive like C:\).
-_CALLABLE = re.compile(r"^(?P<target>.+?\S):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
+CALLABLE_SPEC = re.compile(r"^(?P<target>.+?\S):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
 
 
 class Conversation(Protocol):
@@ -31,7 +31,7 @@ class Agent(Protocol):
 
 def load_agent(spec: str, base_dir: Path, workers: int = 8) -> Agent:
     """The adapter for a suite's `agent`: a Python callable, else an ADK folder or module."""
-    match = _CALLABLE.match(spec)
+    match = CALLABLE_SPEC.match(spec)
     if match and len(match["target"]) > 1:
         from .python_callable import load_callable_agent
 

@@ -3,7 +3,8 @@
 Two forms:
   agenteval run [--config agenteval.yaml] [--suite NAME] [--json OUT] [--shard I/N]
   agenteval run AGENT_DIR EVAL_SET_FILE[:id,id]... [--config_file_path F] [--print_detailed_results]
-The second is `adk eval`'s: same arguments, test_config.json discovery and exit rule.
+The second is `adk eval`'s: same arguments, test_config.json discovery and exit rule
+(AGENT_DIR may also be a Python callable, `path/file.py:function`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Suite, load_project
@@ -92,8 +94,8 @@ def _eval_set_file(agent_dir: Path, target: str) -> Path:
 
 
 def adk_style_suite(agent_dir: str, eval_set_args: list[str], config_file_path: str | None) -> Suite:
-    if not Path(agent_dir).is_dir():
-        raise UsageError(f"AGENT_DIR {agent_dir!r} is not a folder (adk eval's form: agenteval run AGENT_DIR EVAL_SET...)")
+    if not Path(agent_dir).is_dir() and not _CALLABLE.match(agent_dir):
+        raise UsageError(f"AGENT_DIR {agent_dir!r} is neither a folder nor a `file.py:function` (adk eval's form: agenteval run AGENT_DIR EVAL_SET...)")
     selections: dict[Path, list[str]] = {}
     for arg in eval_set_args:
         target, ids = split_selector(arg)

@@ -1,0 +1,66 @@
+"""`agenteval run` end to end through the CLI: the example, adk eval's form, flags."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agenteval_ci.cli import main
+from tests.test_run import make_project
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "home_automation"
+
+
+def test_the_offline_example_passes_from_the_repo_root(monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("CI", "true")
+    out = tmp_path / "results.json"
+    assert main(["run", "--config", "examples/home_automation/agenteval.yaml", "--json", str(out)]) == 0
+    results = json.loads(out.read_text())
+    assert results["suites"] == ["home"]
+    assert {c["eval_set_id"] for c in results["cases"]} == {"home_basic", "home_in_order"}
+    assert all(c["status"] == "PASSED" for c in results["cases"])
+    streams = capsys.readouterr()
+    assert "8 passed, 0 failed" in streams.out
+    assert "agenteval: ran 8 case(s)" in streams.err
+
+
+def test_in_order_config_is_discovered_beside_its_eval_set(tmp_path, capsys):
+    """The agent checks the thermostat before changing it: only IN_ORDER accepts that."""
+    eval_set = EXAMPLE / "evals" / "in_order" / "relative.evalset.json"
+    strict = tmp_path / "exact.json"
+    strict.write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0}}))
+    agent = f"{EXAMPLE}/agent.py:handle"
+    assert main(["run", agent, str(eval_set)]) == 0  # test_config.json (IN_ORDER) beside it
+    assert main(["run", agent, str(eval_set), "--config_file_path", str(strict)]) == 1
+    assert "Tests failed: 2" in capsys.readouterr().out
+
+
+def test_an_adk_folder_without_an_agent_is_a_clear_error(tmp_path, capsys):
+    make_project(tmp_path, ["c1", "c2", "c3"])
+    eval_set = tmp_path / "evals" / "a.evalset.json"
+    agent = tmp_path / "pkg"
+    agent.mkdir()
+    (agent / "__init__.py").write_text("")
+    out = tmp_path / "r.json"
+    # An ADK folder must expose root_agent, get_agent_async or app, as adk eval requires.
+    assert main(["run", str(agent), f"{eval_set}:c1,c3", "--json", str(out)]) == 2
+    assert "exposes none of `app`, `root_agent` or `get_agent_async()`" in capsys.readouterr().err
+
+
+def test_adk_form_with_an_unknown_case_id_names_the_file(tmp_path, capsys):
+    make_project(tmp_path, ["c1"])
+    eval_set = tmp_path / "evals" / "a.evalset.json"
+    assert main(["run", f"{EXAMPLE}/agent.py:handle", f"{eval_set}:c1,zzz"]) == 2
+    assert "a.evalset.json at $.eval_cases: no eval case with eval_id 'zzz'" in capsys.readouterr().err
+
+
+def test_suite_flag_and_bad_shard(tmp_path, capsys):
+    config = make_project(tmp_path, ["c1"])
+    assert main(["run", "--config", str(config), "--suite", "nope"]) == 2
+    assert "no suite named nope; suites are: default" in capsys.readouterr().err
+    assert main(["run", "--config", str(config), "--shard", "4/3"]) == 2
+    assert "--shard must be I/N" in capsys.readouterr().err
+    assert main(["run", "--config", str(config), "--suite", "default", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["cases"][0]["status"] == "PASSED"
