@@ -145,6 +145,8 @@ def problems_from(exc: pydantic.ValidationError, file: str, root: type[BaseModel
             message = f"unknown key {loc[-1]!r} in {name}; expected one of: {expected}"
         elif err["type"] == "missing":
             message = f"required key {loc[-1]!r} is missing"
+        elif err["type"] == "value_error":  # our own validators already say what was expected
+            message = err["msg"].removeprefix("Value error, ")
         else:
             got = err.get("input")
             shown = json.dumps(got)[:80] if isinstance(got, (str, int, float, bool, type(None))) else type(got).__name__

@@ -65,6 +65,7 @@ class ToolTrajectoryCriterion(BaseCriterion):
             normalized = value.strip().upper().replace("-", "_").replace(" ", "_")
             if normalized in MatchType.__members__:
                 return MatchType[normalized]
+            raise ValueError(f"unknown match_type {value!r}; expected EXACT, IN_ORDER or ANY_ORDER (or 0, 1, 2)")
         return value
 
 

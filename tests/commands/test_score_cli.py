@@ -58,3 +58,118 @@ def test_unknown_key_under_invocation_is_a_clear_error(tmp_path, capsys):
     assert "$.eval_cases[0].conversation[0].final_answer" in err
     assert "unknown key 'final_answer' in Invocation" in err and "final_response" in err
     assert "Traceback" not in err
+
+
+# ---------------------------------------------------------------- bad input: one clear paragraph, exit 2
+
+
+def _score_error(argv: list[str], capsys) -> str:
+    assert main(["score", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agenteval: error: ") and "Traceback" not in err
+    return err
+
+
+def test_malformed_json_names_line_and_column(tmp_path, capsys):
+    good = _eval_set(tmp_path, "home.evalset.json", {}, "ok")
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"eval_set_id": "home",\n "eval_cases": [\n')
+    err = _score_error([str(bad), "--actual", str(good)], capsys)
+    assert "broken.json: not valid JSON" in err and "line 3, column 1" in err
+
+
+def test_conversation_and_scenario_together_is_an_error(tmp_path, capsys):
+    path = _eval_set(tmp_path, "both.evalset.json", {}, "ok")
+    data = json.loads(path.read_text())
+    data["eval_cases"][0]["conversation_scenario"] = {"starting_prompt": "hi", "conversation_plan": "ask"}
+    path.write_text(json.dumps(data))
+    err = _score_error([str(path), "--actual", str(path)], capsys)
+    assert "both.evalset.json at $.eval_cases[0]: " in err and "exactly one of `conversation`" in err
+
+
+def test_criterion_with_wrong_types_lists_every_problem(tmp_path, capsys):
+    path = _eval_set(tmp_path, "home.evalset.json", {}, "ok")
+    config = tmp_path / "criteria.json"
+    config.write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": "high", "match_type": "SOMETIMES"}}}))
+    err = _score_error([str(path), "--actual", str(path), "--eval-config", str(config)], capsys)
+    assert "criteria.json at $.criteria.tool_trajectory_avg_score.threshold: " in err and '"high"' in err
+    assert "$.criteria.tool_trajectory_avg_score.match_type: unknown match_type 'SOMETIMES'" in err
+    assert "EXACT, IN_ORDER or ANY_ORDER" in err
+
+
+def test_actual_with_other_case_ids_is_an_error(tmp_path, capsys):
+    expected = _eval_set(tmp_path, "home.evalset.json", {}, "ok")
+    other = json.loads(expected.read_text())
+    other["eval_cases"][0]["eval_id"] = "heating"
+    actual = tmp_path / "actual.json"
+    actual.write_text(json.dumps(other))
+    err = _score_error([str(expected), "--actual", str(actual)], capsys)
+    assert "actual.json: eval_id(s) not in the eval set: heating" in err
+    assert "no recorded output for eval_id(s): lights" in err
+
+
+def test_judge_model_at_the_top_of_a_criterion_warns(tmp_path, capsys):
+    path = _eval_set(tmp_path, "home.evalset.json", {}, "ok")
+    (tmp_path / "test_config.json").write_text(
+        json.dumps({"criteria": {"response_match_score": {"threshold": 0.5, "judge_model": "gemini-2.5-pro"}}})
+    )
+    assert main(["score", str(path), "--actual", str(path)]) == 0  # test_config.json beside the eval set
+    err = capsys.readouterr().err
+    assert "warning: " in err and "$.criteria.response_match_score.judge_model" in err
+    assert "judge_model_options" in err
+
+
+def test_the_installed_entry_point_exits_2_without_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    bad = tmp_path / "broken.json"
+    bad.write_text("{")
+    proc = subprocess.run(
+        [sys.executable, "-m", "agenteval_ci", "score", str(bad), "--actual", str(bad)], capture_output=True, text=True
+    )
+    assert proc.returncode == 2 and "not valid JSON" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ---------------------------------------------------------------- runs, the results file and the table
+
+
+def test_repeated_actuals_are_runs_and_the_case_score_is_their_mean(tmp_path, capsys):
+    expected = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    right = _eval_set(tmp_path, "run1.json", {"id": 2}, "The bedroom light is off.")
+    wrong = _eval_set(tmp_path, "run2.json", {"id": 3}, "The bedroom light is off.")
+    out = tmp_path / "results.json"
+    code = main(["score", str(expected), "--actual", str(right), "--actual", str(wrong), "--json", str(out)])
+    case = json.loads(out.read_text())["cases"][0]
+    trajectory = case["metrics"]["tool_trajectory_avg_score"]
+    assert [r["score"] for r in trajectory["runs"]] == [1.0, 0.0]
+    assert trajectory["score"] == 0.5 and trajectory["status"] == "FAILED" and trajectory["threshold"] == 1.0
+    assert [p["status"] for p in trajectory["runs"][1]["per_invocation"]] == ["FAILED"]
+    assert case["eval_set_id"] == "home" and case["eval_id"] == "lights" and case["status"] == "FAILED"
+    assert len(case["runs"]) == 2 and code == 1
+
+
+def test_json_to_stdout_and_informational_metrics(tmp_path, capsys):
+    expected = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    assert main(["score", str(expected), "--actual", str(expected), "--json", "-"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    metrics = results["cases"][0]["metrics"]
+    assert metrics["tool_call_count_v1"]["score"] == 1.0 and metrics["tool_call_count_v1"]["status"] == "INFORMATIONAL"
+    assert "threshold" not in metrics["tool_call_count_v1"]
+    assert metrics["token_usage_v1"]["status"] == "INFORMATIONAL" and "score" not in metrics["token_usage_v1"]
+
+
+def test_adk_evalset_result_as_actual(tmp_path, capsys):
+    expected = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    invocation = json.loads(expected.read_text())["eval_cases"][0]["conversation"][0]
+    adk_result = {
+        "eval_set_result_id": "home_1",
+        "eval_set_id": "home",
+        "eval_case_results": [
+            {"eval_id": "lights", "eval_metric_result_per_invocation": [{"actual_invocation": invocation}]}
+        ],
+    }
+    actual = tmp_path / "home_1.evalset_result.json"
+    actual.write_text(json.dumps(json.dumps(adk_result)))  # ADK double-encodes the file
+    assert main(["score", str(expected), "--actual", str(actual)]) == 0
+    assert "PASS" in capsys.readouterr().out
