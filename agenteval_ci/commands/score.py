@@ -8,10 +8,12 @@ from pathlib import Path
 
 from ..actuals import RunsByCase, load_actuals
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
+from ..judge import make_judge, with_judge_stats
 from ..loader import find_eval_config, load_eval_config, load_eval_set
 from ..report.table import render_table
 from ..results_file import new_results, write_results
-from ..schema import RunRecord
+from ..schema import RunRecord, RunStats
+from ..schema.settings import JudgeSettings
 from ..scoring import CaseToScore, score_all
 from ._common import print_warnings
 
@@ -27,6 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--eval-config", help="criteria file (default: test_config.json beside the eval set, else ADK's defaults)")
     parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
     parser.add_argument("--suite", default="default", help="suite name recorded in the results")
+    parser.add_argument("--judge-cache-dir", help="where judge replies are cached (default: .agenteval/cache)")
+    parser.add_argument("--no-judge-cache", action="store_true", help="neither read nor write the judge cache")
     parser.add_argument("--print-detailed-results", action="store_true", help="per-run and per-turn scores in the table")
 
 
@@ -51,6 +55,11 @@ def collect_runs(case_ids: list[str], actual_files: list[str]) -> dict[str, list
     return runs
 
 
+def judge_settings(args: argparse.Namespace) -> JudgeSettings:
+    settings = JudgeSettings(cache=not args.no_judge_cache)
+    return settings.model_copy(update={"cache_dir": args.judge_cache_dir}) if args.judge_cache_dir else settings
+
+
 def run(args: argparse.Namespace) -> int:
     loaded = load_eval_set(args.evalset)
     config = load_eval_config(args.eval_config or find_eval_config(args.evalset))
@@ -61,7 +70,10 @@ def run(args: argparse.Namespace) -> int:
         CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, args.suite)
         for case in cases
     ]
-    results = new_results(asyncio.run(score_all(items)), num_runs=max(len(r) for r in runs.values()) if runs else 0)
+    judge = make_judge(judge_settings(args))
+    scored = asyncio.run(score_all(items, judge))
+    stats = with_judge_stats(RunStats(), judge.stats())
+    results = new_results(scored, num_runs=max(len(r) for r in runs.values()) if runs else 0, stats=stats)
     if args.json:
         write_results(results, args.json)
     if args.json != "-":

@@ -12,7 +12,7 @@ from ..schema import (
     SingleToolUseCriterion,
     ToolTrajectoryCriterion,
 )
-from . import efficiency, rouge, trajectory, vertex
+from . import efficiency, llm_conversation, llm_hallucinations, llm_match, llm_rubrics, rouge, trajectory, vertex
 from .base import MetricInput, MetricSpec, not_evaluated
 
 
@@ -65,23 +65,44 @@ _SPECS = [
             ("invocation_duration_v1", efficiency.evaluate_invocation_duration, "Seconds per turn, with a breakdown (informational)."),
         ]
     ),
-    _pending("final_response_match_v2", LlmAsAJudgeCriterion, "LLM judge: is the response equivalent to the reference."),
-    _pending("rubric_based_final_response_quality_v1", RubricsBasedCriterion, "LLM judge: final response rubrics."),
-    _pending("rubric_based_tool_use_quality_v1", RubricsBasedCriterion, "LLM judge: tool use rubrics."),
-    _pending("hallucinations_v1", HallucinationsCriterion, "LLM judge: share of supported sentences."),
-    _pending("safety_v1", BaseCriterion, "LLM judge: harmlessness of the response."),
+    MetricSpec(
+        "final_response_match_v2",
+        LlmAsAJudgeCriterion,
+        llm_match.evaluate,
+        "LLM judge: is the response equivalent to the reference.",
+        needs_expected=True,
+    ),
+    MetricSpec(
+        "rubric_based_final_response_quality_v1",
+        RubricsBasedCriterion,
+        llm_rubrics.evaluate_final_response_quality,
+        "LLM judge: final response rubrics.",
+    ),
+    MetricSpec(
+        "rubric_based_tool_use_quality_v1",
+        RubricsBasedCriterion,
+        llm_rubrics.evaluate_tool_use_quality,
+        "LLM judge: tool use rubrics.",
+    ),
+    MetricSpec(
+        "hallucinations_v1", HallucinationsCriterion, llm_hallucinations.evaluate, "LLM judge: share of supported sentences."
+    ),
+    MetricSpec(
+        "safety_v1", llm_conversation.SafetyCriterion, llm_conversation.evaluate_safety, "LLM judge: harmlessness of the response."
+    ),
     _pending("response_evaluation_score", BaseCriterion, "Vertex coherence score (legacy)."),
     _pending(
         "per_turn_user_simulator_quality_v1",
         LlmBackedUserSimulatorCriterion,
         "LLM judge: does the simulated user follow its plan.",
     ),
-    _pending("multi_turn_task_success_v1", LlmAsAJudgeCriterion, "LLM judge: was the task achieved."),
-    _pending("multi_turn_trajectory_quality_v1", LlmAsAJudgeCriterion, "LLM judge: trajectory quality."),
-    _pending("multi_turn_tool_use_quality_v1", LlmAsAJudgeCriterion, "LLM judge: tool use quality."),
-    _pending(
+    MetricSpec("multi_turn_task_success_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_task_success_v1"), "LLM judge: was the task achieved."),
+    MetricSpec("multi_turn_trajectory_quality_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_trajectory_quality_v1"), "LLM judge: trajectory quality."),
+    MetricSpec("multi_turn_tool_use_quality_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_tool_use_quality_v1"), "LLM judge: tool use quality."),
+    MetricSpec(
         "rubric_based_multi_turn_trajectory_quality_v1",
         RubricsBasedCriterion,
+        llm_rubrics.evaluate_multi_turn_trajectory_rubrics,
         "LLM judge: multi-turn trajectory rubrics.",
     ),
 ]

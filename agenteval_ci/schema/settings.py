@@ -29,6 +29,8 @@ class JudgeSettings(_Settings):
     request_timeout_seconds: float = Field(default=60.0, gt=0)
     deadline_seconds: float = Field(default=900.0, gt=0)  # all judge work; a dead endpoint cannot hang CI
     max_retries: int = Field(default=6, ge=0)
+    backoff_initial_seconds: float = Field(default=1.0, ge=0)  # doubles per retry, with jitter
+    backoff_max_seconds: float = Field(default=30.0, ge=0)  # a Retry-After header takes precedence
     base_url: Optional[str] = None  # else GOOGLE_GEMINI_BASE_URL, else Google's endpoint
     cache: bool = True
     cache_dir: str = ".agenteval/cache"

@@ -1,0 +1,37 @@
+"""LLM judge: the only package that talks to google.genai (see docs/judge.md).
+
+    judge = make_judge(settings)              # always a Judge, even without credentials
+    answer = await judge.ask(metric, model, config, prompt, sample)
+    stats = judge.stats()                     # calls, cache hits/misses, tokens, cost, per metric
+    run_stats = with_judge_stats(run_stats, stats)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+from ..schema import RunStats, TokenCounts
+from ..schema.settings import JudgeSettings
+from ._judge import Judge, JudgeAnswer, JudgeStats, MetricUsage
+from .client import NO_CREDENTIALS, credentials_problem
+
+__all__ = ["Judge", "JudgeAnswer", "JudgeStats", "MetricUsage", "NO_CREDENTIALS", "make_judge", "with_judge_stats"]
+
+
+def make_judge(settings: JudgeSettings, env: Mapping[str, str] = os.environ) -> Judge:
+    """A Judge for a run; without credentials every judged sample is NOT_EVALUATED with the reason."""
+    return Judge(settings, dict(env), unavailable=credentials_problem(env))
+
+
+def with_judge_stats(stats: RunStats, judge_stats: JudgeStats) -> RunStats:
+    """`stats` with the judge's figures copied in (the results file's RunStats fields)."""
+    return stats.model_copy(
+        update={
+            "judge_calls": judge_stats.calls,
+            "judge_cache_hits": judge_stats.cache_hits,
+            "judge_cache_misses": judge_stats.cache_misses,
+            "judge_tokens": TokenCounts(input=judge_stats.tokens_in, output=judge_stats.tokens_out),
+            "estimated_cost_usd": judge_stats.estimated_cost_usd,
+        }
+    )

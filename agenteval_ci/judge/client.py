@@ -1,0 +1,115 @@
+"""The judge's transport: one generateContent call through google-genai, errors as values.
+
+The only module that imports google.genai. It makes exactly one HTTP attempt per call
+(google-genai's own retries are off); `judge.Judge` owns retries, backoff and the deadline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Union
+
+from google import genai
+from google.genai import errors as genai_errors
+from google.genai import types as genai_types
+
+NO_CREDENTIALS = (
+    "no judge credentials: set GOOGLE_API_KEY or GEMINI_API_KEY "
+    "(or Vertex: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)"
+)
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class GeneratedText:
+    text: str
+    tokens_in: int
+    tokens_out: int
+
+
+@dataclass(frozen=True)
+class CallFailed:
+    """A failed attempt: `status` is the HTTP status (None for transport errors or bad bodies)."""
+
+    message: str
+    status: Optional[int] = None
+    retry_after: Optional[float] = None
+    retryable: bool = False
+
+
+CallOutcome = Union[GeneratedText, CallFailed]
+
+
+def credentials_problem(env: Mapping[str, str]) -> Optional[str]:
+    if env.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in _TRUE:
+        return None if env.get("GOOGLE_CLOUD_PROJECT") else NO_CREDENTIALS
+    return None if env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY") else NO_CREDENTIALS
+
+
+def build_client(env: Mapping[str, str], base_url: Optional[str], timeout_seconds: float) -> genai.Client:
+    """A client from `env` (not os.environ, so tests and the Action pass exactly what they mean)."""
+    options = genai_types.HttpOptions(
+        base_url=base_url or env.get("GOOGLE_GEMINI_BASE_URL") or None,
+        timeout=int(timeout_seconds * 1000),
+    )
+    if env.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in _TRUE:
+        return genai.Client(
+            vertexai=True,
+            project=env.get("GOOGLE_CLOUD_PROJECT"),
+            location=env.get("GOOGLE_CLOUD_LOCATION") or "us-central1",
+            http_options=options,
+        )
+    return genai.Client(api_key=env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY"), http_options=options)
+
+
+def _config(user_config: Optional[dict[str, Any]]) -> genai_types.GenerateContentConfig:
+    config = genai_types.GenerateContentConfig.model_validate(user_config or {})
+    # A judge passes no tools; automatic function calling only adds per-call warnings.
+    config.automatic_function_calling = genai_types.AutomaticFunctionCallingConfig(disable=True)
+    return config
+
+
+def _retry_after(error: genai_errors.APIError) -> Optional[float]:
+    headers = getattr(error.response, "headers", None) or {}
+    value = headers.get("retry-after") if hasattr(headers, "get") else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+async def generate(client: genai.Client, model: str, config: Optional[dict[str, Any]], prompt: str) -> CallOutcome:
+    try:
+        response = await client.aio.models.generate_content(model=model, contents=prompt, config=_config(config))
+    except genai_errors.APIError as error:
+        return CallFailed(
+            f"HTTP {error.code}: {error.message or error.status or 'error'}",
+            status=error.code,
+            retry_after=_retry_after(error),
+            retryable=error.code == 429 or error.code >= 500,
+        )
+    except (OSError, ConnectionError) as error:
+        return CallFailed(f"connection failed: {error}", retryable=True)
+    except Exception as error:  # noqa: BLE001 - a body google-genai cannot read, httpx transport errors
+        if type(error).__module__.startswith(("httpx", "httpcore")):
+            return CallFailed(f"transport error {type(error).__name__}: {error}", retryable=True)
+        return CallFailed(f"unreadable response body ({type(error).__name__}: {error})")
+    usage = response.usage_metadata
+    tokens_in = (usage.prompt_token_count or 0) if usage else 0
+    tokens_out = ((usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)) if usage else 0
+    try:
+        text = response.text
+    except ValueError:
+        text = None
+    if not text:
+        return CallFailed("the judge returned no text")
+    return GeneratedText(text, tokens_in, tokens_out)
+
+
+def close_quietly(client: genai.Client) -> None:
+    try:
+        client.close()
+    except Exception:  # noqa: BLE001 - closing is best effort
+        pass
+
+

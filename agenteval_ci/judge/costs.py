@@ -1,0 +1,33 @@
+"""Estimated cost of judge calls: a small built-in price table that settings may override."""
+
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+from ..schema.settings import ModelPrice
+
+# USD per million tokens (Gemini API list prices, standard tier, prompts up to 200k tokens).
+BUILTIN_PRICES: dict[str, ModelPrice] = {
+    "gemini-2.5-pro": ModelPrice(input=1.25, output=10.0),
+    "gemini-2.5-flash": ModelPrice(input=0.30, output=2.50),
+    "gemini-2.5-flash-lite": ModelPrice(input=0.10, output=0.40),
+    "gemini-2.0-flash": ModelPrice(input=0.10, output=0.40),
+    "gemini-2.0-flash-lite": ModelPrice(input=0.075, output=0.30),
+}
+
+
+def price_for(model: str, overrides: Mapping[str, ModelPrice]) -> Optional[ModelPrice]:
+    """The exact model name first, else the longest known prefix ("gemini-2.5-flash-001")."""
+    table = {**BUILTIN_PRICES, **overrides}
+    name = model.removeprefix("models/")
+    if name in table:
+        return table[name]
+    prefixes = [known for known in table if name.startswith(known)]
+    return table[max(prefixes, key=len)] if prefixes else None
+
+
+def estimate_usd(model: str, tokens_in: int, tokens_out: int, overrides: Mapping[str, ModelPrice]) -> Optional[float]:
+    price = price_for(model, overrides)
+    if price is None:
+        return None
+    return (tokens_in * price.input + tokens_out * price.output) / 1_000_000

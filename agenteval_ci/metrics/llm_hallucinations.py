@@ -1,0 +1,132 @@
+"""hallucinations_v1: the share of a response's sentences its context supports.
+
+ADK 2.13's procedure: the judge first splits each response into sentences, then labels
+every sentence against the context (instructions, user prompt, tool definitions, the tool
+calls and results and the agent's texts before it) as supported, unsupported,
+contradictory, disputed or not_applicable. A step scores the share of supported +
+not_applicable labels; an invocation the mean of its steps; the case the mean of its
+invocations. With `evaluate_intermediate_nl_responses`, every text the agent emitted on
+the way is a step of its own, judged against what came before it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from ..schema import HallucinationsCriterion, Invocation, InvocationEvent, InvocationEvents, InvocationScore, MetricRun, text_of
+from .base import MetricInput, not_evaluated, status_for
+from .llm_judge import agent_instructions, ask_samples, not_evaluated_turn, parse_json_reply, render_prompt, tool_declarations, tool_steps
+
+NAME = "hallucinations_v1"
+POSITIVE = {"supported", "not_applicable"}
+NEGATIVE = {"unsupported", "contradictory", "disputed"}
+
+
+@dataclass(frozen=True)
+class Step:
+    response: str
+    context: str
+
+
+def _event_lines(events: list[InvocationEvent]) -> str:
+    lines = []
+    for event in events:
+        for part in (event.content.parts if event.content else None) or []:
+            if part.function_call:
+                lines.append("tool call: " + json.dumps({"name": part.function_call.name, "args": part.function_call.args or {}}, default=str))
+            if part.function_response:
+                lines.append("tool output: " + json.dumps({"name": part.function_response.name, "response": part.function_response.response}, default=str))
+            if part.text and not part.thought:
+                lines.append(f"agent said: {part.text}")
+    return "\n".join(lines) or "(nothing yet)"
+
+
+def _context(invocation: Invocation, earlier: str) -> str:
+    return (
+        f"Developer instructions:\n{agent_instructions(invocation)}\n\n"
+        f"User prompt:\n{text_of(invocation.user_content)}\n\n"
+        f"Tool definitions:\n{tool_declarations(invocation)}\n\n"
+        f"What happened before this response:\n{earlier}"
+    )
+
+
+def steps_of(invocation: Invocation, intermediate: bool) -> list[Step]:
+    data = invocation.intermediate_data
+    events = data.invocation_events if isinstance(data, InvocationEvents) else []
+    steps = []
+    if intermediate:
+        for index, event in enumerate(events):
+            texts = [p.text for p in (event.content.parts if event.content else None) or [] if p.text and not p.thought]
+            before = _event_lines(events[:index])
+            steps.extend(Step(text, _context(invocation, before)) for text in texts)
+    final = text_of(invocation.final_response)
+    if final:
+        earlier = _event_lines(events) if events else tool_steps(invocation)
+        steps.append(Step(final, _context(invocation, earlier)))
+    return steps
+
+
+def parse_sentences(text: str) -> Optional[list[str]]:
+    reply = parse_json_reply(text)
+    sentences = reply.get("sentences") if reply else None
+    if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
+        return None
+    return [s for s in sentences if s.strip()] or None
+
+
+def parse_labels(text: str) -> Optional[list[dict[str, str]]]:
+    reply = parse_json_reply(text)
+    entries = reply.get("sentences") if reply else None
+    if not isinstance(entries, list):
+        return None
+    labelled = [
+        {"sentence": str(e.get("sentence", "")), "label": str(e.get("label", "")).strip().lower(), "rationale": str(e.get("rationale", ""))}
+        for e in entries
+        if isinstance(e, dict)
+    ]
+    return labelled if any(e["label"] in POSITIVE | NEGATIVE for e in labelled) else None
+
+
+async def _judge_step(inp: MetricInput, step: Step) -> Union[tuple[float, list[dict[str, str]]], str]:
+    options = inp.criterion.judge_model_options
+    split = await ask_samples(inp.judge, NAME, options, render_prompt("segment_sentences", response=step.response), parse_sentences, 1)
+    if split.error:
+        return f"sentence split: {split.error}"
+    sentences = "\n".join(f"{n}. {s}" for n, s in enumerate(split.values[0], start=1))
+    prompt = render_prompt("label_sentences", context=step.context, sentences=sentences)
+    labelled = await ask_samples(inp.judge, NAME, options, prompt, parse_labels, 1)
+    if labelled.error:
+        return f"sentence labels: {labelled.error}"
+    labels = labelled.values[0]
+    votes = [1 if e["label"] in POSITIVE else 0 for e in labels if e["label"] in POSITIVE | NEGATIVE]
+    return statistics.mean(votes), labels
+
+
+async def _judge_invocation(inp: MetricInput, invocation: Invocation) -> InvocationScore:
+    criterion = inp.criterion
+    assert isinstance(criterion, HallucinationsCriterion)
+    steps = steps_of(invocation, criterion.evaluate_intermediate_nl_responses)
+    if not steps:
+        return not_evaluated_turn("no text response to check")
+    outcomes = await asyncio.gather(*(_judge_step(inp, step) for step in steps))
+    failed = [o for o in outcomes if isinstance(o, str)]
+    if failed:  # stricter than ADK, which drops a failed step: a judge failure never moves a score
+        return not_evaluated_turn(failed[0])
+    score = statistics.mean(s for s, _ in outcomes)
+    labels = [label for _, step_labels in outcomes for label in step_labels]
+    return InvocationScore(score=score, status=status_for(score, criterion.threshold), details={"sentences": labels})
+
+
+async def evaluate(inp: MetricInput) -> MetricRun:
+    if not inp.actual:
+        return not_evaluated("the agent produced no invocation")
+    turns = list(await asyncio.gather(*(_judge_invocation(inp, invocation) for invocation in inp.actual)))
+    scores = [t.score for t in turns if t.score is not None]
+    if not scores:
+        return MetricRun(per_invocation=turns, reason="; ".join(sorted({t.reason for t in turns if t.reason})))
+    overall = statistics.mean(scores)
+    return MetricRun(score=overall, status=status_for(overall, inp.criterion.threshold), per_invocation=turns)

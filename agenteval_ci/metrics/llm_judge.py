@@ -1,0 +1,183 @@
+"""What every LLM-judged metric shares: prompts, sampling, reply parsing, majority votes,
+and the agent context (instructions, tools, steps) a judge sees.
+
+Metrics receive the judge through `MetricInput.judge` (see `agenteval_ci.judge`) and never
+import google.genai. A sample that fails or cannot be parsed leaves its invocation
+NOT_EVALUATED with the reason; it never counts as a 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import string
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Callable, Generic, Optional, TypeVar, Union
+
+from ..schema import (
+    FunctionCall,
+    FunctionResponse,
+    IntermediateData,
+    Invocation,
+    InvocationEvents,
+    InvocationScore,
+    JudgeModelOptions,
+    Status,
+    text_of,
+)
+
+T = TypeVar("T")
+_PROMPTS = Path(__file__).resolve().parent.parent / "judge" / "prompts"
+NO_JUDGE = "no judge configured for LLM-judged metrics"
+
+
+@lru_cache(maxsize=None)
+def _template(name: str) -> string.Template:
+    return string.Template((_PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
+
+
+def render_prompt(name: str, **fields: str) -> str:
+    """Our prompt `judge/prompts/<name>.md` with its $fields filled in."""
+    return _template(name).substitute(fields)
+
+
+# ---- judge replies
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+
+
+def parse_json_reply(text: str) -> Optional[dict[str, Any]]:
+    """The JSON object in a judge reply, tolerating code fences and prose around it."""
+    body = _FENCE.sub("", text.strip())
+    start, end = body.find("{"), body.rfind("}")
+    if start < 0 or end <= start:
+        return None
+    try:
+        value = json.loads(body[start : end + 1])
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def yes_no(value: Any, yes: tuple[str, ...] = ("yes", "true"), no: tuple[str, ...] = ("no", "false")) -> Optional[float]:
+    """1.0 / 0.0 for a recognised verdict, None for anything else."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    label = str(value).strip().strip("*`\"'.").lower()
+    return 1.0 if label in yes else 0.0 if label in no else None
+
+
+@dataclass(frozen=True)
+class Samples(Generic[T]):
+    """Every sample parsed, or the first reason one could not be."""
+
+    values: list[T]
+    error: Optional[str] = None
+
+
+async def ask_samples(
+    judge: Any,
+    metric: str,
+    options: JudgeModelOptions,
+    prompt: str,
+    parse: Callable[[str], Optional[T]],
+    num_samples: Optional[int] = None,
+) -> Samples[T]:
+    """`num_samples` judge samples of one prompt, all in flight at once under the judge's bound."""
+    if judge is None:
+        return Samples([], NO_JUDGE)
+    count = num_samples or options.num_samples
+    answers = await asyncio.gather(
+        *(judge.ask(metric, options.judge_model, options.judge_model_config, prompt, i) for i in range(count))
+    )
+    values = []
+    for index, answer in enumerate(answers):
+        if answer.error:
+            return Samples([], f"sample {index + 1} of {count}: {answer.error}")
+        value = parse(answer.text)
+        if value is None:
+            return Samples([], f"sample {index + 1} of {count}: unparseable judge reply: {_clip(answer.text)}")
+        values.append(value)
+    return Samples(values)
+
+
+def majority(votes: list[Optional[float]]) -> Optional[float]:
+    """ADK's vote: yes only with more yes than no (a tie is no); no votes at all is None."""
+    positives = sum(1 for v in votes if v == 1.0)
+    negatives = sum(1 for v in votes if v is not None and v != 1.0)
+    if not positives and not negatives:
+        return None
+    return 1.0 if positives > negatives else 0.0
+
+
+def not_evaluated_turn(reason: str) -> InvocationScore:
+    return InvocationScore(status=Status.NOT_EVALUATED, reason=reason)
+
+
+def _clip(text: Optional[str], limit: int = 120) -> str:
+    text = (text or "").strip().replace("\n", " ")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
+
+
+# ---- what the judge sees of an invocation
+
+
+def response_text(invocation: Invocation, include_intermediate: bool = False) -> str:
+    """The final response, optionally after the agent's intermediate texts (ADK's rule)."""
+    if not include_intermediate:
+        return text_of(invocation.final_response)
+    texts: list[str] = []
+    data = invocation.intermediate_data
+    if isinstance(data, InvocationEvents):
+        texts = [text_of(e.content) for e in data.invocation_events]
+    elif isinstance(data, IntermediateData):
+        texts = ["\n".join(p.text for p in parts if p.text) for _, parts in data.intermediate_responses]
+    texts.append(text_of(invocation.final_response))
+    return "\n".join(t for t in texts if t)
+
+
+def _call_json(call: Union[FunctionCall, FunctionResponse]) -> dict[str, Any]:
+    if isinstance(call, FunctionCall):
+        return {"call": call.name, "args": call.args or {}}
+    return {"result_of": call.name, "result": call.response}
+
+
+def tool_steps(invocation: Invocation) -> str:
+    """The invocation's tool calls and their results, in order, as JSON lines."""
+    data = invocation.intermediate_data
+    steps: list[Union[FunctionCall, FunctionResponse]] = []
+    if isinstance(data, InvocationEvents):
+        for event in data.invocation_events:
+            for part in (event.content.parts if event.content else None) or []:
+                steps.extend(x for x in (part.function_call, part.function_response) if x)
+    elif isinstance(data, IntermediateData):
+        steps = [*data.tool_uses, *data.tool_responses]
+    if not steps:
+        return "(no tool calls)"
+    return "\n".join(json.dumps(_call_json(s), ensure_ascii=False, default=str) for s in steps)
+
+
+def agent_instructions(invocation: Invocation) -> str:
+    details = invocation.app_details.agent_details if invocation.app_details else {}
+    return "\n\n".join(f"[{name}] {d.instructions}" for name, d in details.items() if d.instructions) or "(not recorded)"
+
+
+def tool_declarations(invocation: Invocation) -> str:
+    details = invocation.app_details.agent_details if invocation.app_details else {}
+    tools = [tool for d in details.values() for tool in d.tool_declarations]
+    return json.dumps(tools, ensure_ascii=False, default=str) if tools else "(the agent has no tools)"
+
+
+def dialogue(invocations: list[Invocation]) -> str:
+    """The whole conversation, turn by turn, with the agent's tool calls and results."""
+    lines = []
+    for number, invocation in enumerate(invocations, start=1):
+        lines.append(f"[turn {number}] USER: {text_of(invocation.user_content)}")
+        steps = tool_steps(invocation)
+        if steps != "(no tool calls)":
+            lines.extend(f"[turn {number}] AGENT TOOL STEP: {step}" for step in steps.splitlines())
+        lines.append(f"[turn {number}] AGENT: {response_text(invocation, include_intermediate=True)}")
+    return "\n".join(lines)

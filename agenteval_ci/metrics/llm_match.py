@@ -1,0 +1,51 @@
+"""final_response_match_v2: does the judge find the response equivalent to the reference?
+
+ADK 2.13's rules: each sample says valid or invalid; the majority decides (a tie is
+invalid); an invocation with a failed or unparseable sample is NOT_EVALUATED; the case
+score is the share of valid invocations among the evaluated ones.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Optional
+
+from ..schema import Invocation, InvocationScore, LlmAsAJudgeCriterion, MetricRun, text_of
+from .base import MetricInput, mean_run, paired, status_for
+from .llm_judge import ask_samples, majority, not_evaluated_turn, parse_json_reply, render_prompt, response_text, yes_no
+
+NAME = "final_response_match_v2"
+
+
+def parse_verdict(text: str) -> Optional[float]:
+    reply = parse_json_reply(text)
+    return yes_no(reply.get("verdict"), yes=("valid",), no=("invalid",)) if reply else None
+
+
+async def _judge_turn(inp: MetricInput, actual: Invocation, expected: Invocation) -> InvocationScore:
+    criterion = inp.criterion
+    assert isinstance(criterion, LlmAsAJudgeCriterion)
+    include = criterion.include_intermediate_responses_in_final
+    prompt = render_prompt(
+        NAME,
+        prompt=text_of(expected.user_content),
+        reference=response_text(expected, include),
+        response=response_text(actual, include),
+    )
+    samples = await ask_samples(inp.judge, NAME, criterion.judge_model_options, prompt, parse_verdict)
+    if samples.error:
+        return not_evaluated_turn(samples.error)
+    score = majority(samples.values)
+    return InvocationScore(
+        score=score,
+        status=status_for(score, criterion.threshold),
+        details={"votes": ["valid" if v == 1.0 else "invalid" for v in samples.values]},
+    )
+
+
+async def evaluate(inp: MetricInput) -> MetricRun:
+    pairs = paired(inp)
+    if isinstance(pairs, MetricRun):
+        return pairs
+    turns = await asyncio.gather(*(_judge_turn(inp, actual, expected) for actual, expected in pairs))
+    return mean_run(list(turns), inp.criterion.threshold)

@@ -1,0 +1,239 @@
+"""Rubric-judged metrics: final response quality, tool use quality, multi-turn trajectory.
+
+ADK 2.13's rules: the rubrics are the criterion's plus the case's and the invocation's of
+the metric's `type` (others are dropped, and we warn); duplicate ids or no rubrics leave
+the case NOT_EVALUATED. Each sample says yes/no per rubric; a majority vote per rubric
+decides (a tie is no); an invocation scores the mean of its verdicts and the case the
+micro-average of all verdicts. Per-rubric scores keep the judge's rationale.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import statistics
+import unicodedata
+from dataclasses import dataclass
+from typing import Optional
+
+from ..schema import (
+    Invocation,
+    InvocationScore,
+    MetricRun,
+    Rubric,
+    RubricsBasedCriterion,
+    RubricVerdict,
+    Status,
+    text_of,
+)
+from .base import MetricInput, not_evaluated, status_for
+from .llm_judge import (
+    agent_instructions,
+    ask_samples,
+    dialogue,
+    majority,
+    not_evaluated_turn,
+    parse_json_reply,
+    render_prompt,
+    response_text,
+    tool_declarations,
+    tool_steps,
+    yes_no,
+)
+
+
+@dataclass(frozen=True)
+class RubricSet:
+    rubrics: list[Rubric]
+    warnings: list[str]
+
+
+class DuplicateRubric(ValueError):
+    pass
+
+
+def effective_rubrics(criterion: RubricsBasedCriterion, rubric_type: str, inp: MetricInput, turn: Optional[int]) -> RubricSet:
+    """The criterion's rubrics, then the case's and the turn's (expected, then actual) of `rubric_type`."""
+    scoped = [("case", inp.case.rubrics or [])]
+    if turn is not None:
+        if inp.expected is not None and turn < len(inp.expected):
+            scoped.append((f"turn {turn + 1}", inp.expected[turn].rubrics or []))
+        scoped.append((f"turn {turn + 1} (actual)", inp.actual[turn].rubrics or []))
+    chosen = {r.rubric_id: r for r in criterion.rubrics}
+    if len(chosen) != len(criterion.rubrics):
+        raise DuplicateRubric("the criterion lists a rubric_id twice")
+    warnings = []
+    for scope, rubrics in scoped:
+        for rubric in rubrics:
+            if rubric.type != rubric_type:
+                found = f"type {rubric.type!r}" if rubric.type else "no type"
+                warnings.append(f"{scope} rubric {rubric.rubric_id!r} ignored: it has {found}, this metric reads type {rubric_type!r}")
+            elif rubric.rubric_id in chosen:
+                raise DuplicateRubric(f"rubric_id {rubric.rubric_id!r} of the {scope} is already defined")
+            else:
+                chosen[rubric.rubric_id] = rubric
+    return RubricSet(list(chosen.values()), warnings)
+
+
+def _normalized(text: object) -> str:
+    text = unicodedata.normalize("NFKC", str(text or "")).lower()
+    return re.sub(r"\s+", " ", text).strip(" *_`#>-\"'.")
+
+
+def rubric_list(rubrics: list[Rubric]) -> str:
+    return "\n".join(f"- id: {r.rubric_id} | {r.rubric_content.text_property}" for r in rubrics)
+
+
+def rubric_parser(rubrics: list[Rubric]):
+    """Reply -> {rubric_id: (verdict, rationale)}; entries are matched by id, else by their text."""
+    by_id = {r.rubric_id: r.rubric_id for r in rubrics}
+    by_text = {_normalized(r.rubric_content.text_property): r.rubric_id for r in rubrics}
+
+    def parse(text: str) -> Optional[dict[str, tuple[Optional[float], str]]]:
+        reply = parse_json_reply(text)
+        entries = reply.get("rubrics") if reply else None
+        if not isinstance(entries, list):
+            return None
+        verdicts = {}
+        for entry in entries:
+            if not isinstance(entry, dict):
+                continue
+            rubric_id = by_id.get(str(entry.get("id"))) or by_text.get(_normalized(entry.get("property")))
+            if rubric_id:
+                verdicts[rubric_id] = (yes_no(entry.get("verdict")), str(entry.get("rationale") or ""))
+        return verdicts or None
+
+    return parse
+
+
+async def judge_rubrics(inp: MetricInput, metric: str, prompt: str, rubrics: list[Rubric]) -> InvocationScore:
+    """All samples of one prompt, then a majority vote per rubric."""
+    criterion = inp.criterion
+    assert isinstance(criterion, RubricsBasedCriterion) or hasattr(criterion, "judge_model_options")
+    samples = await ask_samples(inp.judge, metric, criterion.judge_model_options, prompt, rubric_parser(rubrics))
+    if samples.error:
+        return not_evaluated_turn(samples.error)
+    verdicts = []
+    for rubric in rubrics:
+        votes = [sample[rubric.rubric_id] for sample in samples.values if rubric.rubric_id in sample]
+        verdict = majority([v for v, _ in votes])
+        rationale = next((why for v, why in votes if v == verdict), None)
+        verdicts.append(RubricVerdict(rubric_id=rubric.rubric_id, score=verdict, rationale=rationale))
+    scores = [v.score for v in verdicts if v.score is not None]
+    score = statistics.mean(scores) if scores else None
+    reason = None if scores else "the judge gave no verdict for any rubric"
+    return InvocationScore(score=score, status=status_for(score, criterion.threshold), reason=reason, rubric_scores=verdicts)
+
+
+def summarize(turns: list[InvocationScore], threshold: float, warnings: list[str]) -> MetricRun:
+    """ADK's summary: per-rubric mean over turns, and the micro-average of every verdict."""
+    by_rubric: dict[str, list[RubricVerdict]] = {}
+    for turn in turns:
+        for verdict in turn.rubric_scores or []:
+            by_rubric.setdefault(verdict.rubric_id, []).append(verdict)
+    all_scores = [v.score for vs in by_rubric.values() for v in vs if v.score is not None]
+    overall = statistics.mean(all_scores) if all_scores else None
+    per_rubric = [_merge(rubric_id, verdicts) for rubric_id, verdicts in by_rubric.items()]
+    failures = sorted({t.reason for t in turns if t.reason})
+    reason = "; ".join([*failures, *dict.fromkeys(warnings)]) or None
+    return MetricRun(
+        score=overall,
+        status=status_for(overall, threshold),
+        reason=reason,
+        per_invocation=turns,
+        rubric_scores=per_rubric or None,
+    )
+
+
+def _merge(rubric_id: str, verdicts: list[RubricVerdict]) -> RubricVerdict:
+    scores = [v.score for v in verdicts if v.score is not None]
+    rationales = [v.rationale for v in verdicts if v.rationale]
+    rationale = rationales[0] if len(verdicts) == 1 else " | ".join(dict.fromkeys(rationales)) or None
+    return RubricVerdict(rubric_id=rubric_id, score=statistics.mean(scores) if scores else None, rationale=rationale)
+
+
+# ---- the per-invocation rubric metrics
+
+
+def _final_response_prompt(inp: MetricInput, invocation: Invocation, rubrics: list[Rubric]) -> str:
+    return render_prompt(
+        "rubric_final_response",
+        instructions=agent_instructions(invocation),
+        tools=tool_declarations(invocation),
+        user=text_of(invocation.user_content),
+        steps=tool_steps(invocation),
+        response=response_text(invocation, inp.criterion.include_intermediate_responses_in_final),
+        rubrics=rubric_list(rubrics),
+    )
+
+
+def _tool_use_prompt(inp: MetricInput, invocation: Invocation, rubrics: list[Rubric]) -> str:
+    return render_prompt(
+        "rubric_tool_use",
+        tools=tool_declarations(invocation),
+        user=text_of(invocation.user_content),
+        steps=tool_steps(invocation),
+        rubrics=rubric_list(rubrics),
+    )
+
+
+def per_invocation_metric(name: str, rubric_type: str, build_prompt):
+    async def evaluate(inp: MetricInput) -> MetricRun:
+        criterion = inp.criterion
+        assert isinstance(criterion, RubricsBasedCriterion)
+        try:
+            sets = [effective_rubrics(criterion, rubric_type, inp, turn) for turn in range(len(inp.actual))]
+        except DuplicateRubric as problem:
+            return not_evaluated(f"duplicate rubric: {problem}")
+        if not inp.actual:
+            return not_evaluated("the agent produced no invocation")
+        if any(not s.rubrics for s in sets):
+            return not_evaluated(f"no rubrics: give them in the criterion or as case/invocation rubrics of type {rubric_type!r}")
+        turns = await asyncio.gather(
+            *(judge_rubrics(inp, name, build_prompt(inp, inv, s.rubrics), s.rubrics) for inv, s in zip(inp.actual, sets))
+        )
+        return summarize(list(turns), criterion.threshold, [w for s in sets for w in s.warnings])
+
+    return evaluate
+
+
+evaluate_final_response_quality = per_invocation_metric(
+    "rubric_based_final_response_quality_v1", "FINAL_RESPONSE_QUALITY", _final_response_prompt
+)
+evaluate_tool_use_quality = per_invocation_metric("rubric_based_tool_use_quality_v1", "TOOL_USE_QUALITY", _tool_use_prompt)
+
+
+# ---- judged on the whole conversation at the last turn
+
+
+async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric], warnings: list[str]) -> MetricRun:
+    """ADK's multi-turn shape: earlier turns NOT_EVALUATED, the last turn carries the verdicts."""
+    if not inp.actual:
+        return not_evaluated("the agent produced no invocation")
+    last = inp.actual[-1]
+    prompt = render_prompt(
+        "rubric_conversation",
+        instructions=agent_instructions(last),
+        tools=tool_declarations(last),
+        dialogue=dialogue(inp.actual),
+        rubrics=rubric_list(rubrics),
+    )
+    earlier = [
+        InvocationScore(status=Status.NOT_EVALUATED, reason="judged on the whole conversation at the last turn")
+        for _ in inp.actual[:-1]
+    ]
+    final = await judge_rubrics(inp, metric, prompt, rubrics)
+    run = summarize([final], inp.criterion.threshold, warnings)
+    return run.model_copy(update={"per_invocation": [*earlier, final]})
+
+
+async def evaluate_multi_turn_trajectory_rubrics(inp: MetricInput) -> MetricRun:
+    criterion = inp.criterion
+    assert isinstance(criterion, RubricsBasedCriterion)
+    try:
+        found = effective_rubrics(criterion, "TRAJECTORY_QUALITY", inp, len(inp.actual) - 1 if inp.actual else None)
+    except DuplicateRubric as problem:
+        return not_evaluated(f"duplicate rubric: {problem}")
+    if not found.rubrics:
+        return not_evaluated("no rubrics: give them in the criterion or as case/invocation rubrics of type 'TRAJECTORY_QUALITY'")
+    return await judge_conversation(inp, "rubric_based_multi_turn_trajectory_quality_v1", found.rubrics, found.warnings)
