@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .agents import Agent, load_agent
+from .judge import make_judge, with_judge_stats
 from .metrics import adk_mean
 from .progress import Progress
 from .project import EvalSetToRun, Suite
@@ -39,17 +40,6 @@ def plan(suites: list[Suite], shard: ShardInfo | None = None) -> list[CaseJob]:
         for case in eval_set.cases
         if in_shard(shard, eval_set.loaded.eval_set.eval_set_id, case.eval_id)
     ]
-
-
-def make_judge(settings: JudgeSettings) -> Any:
-    """THE JUDGE PLUGS IN HERE: `agenteval_ci.judge.make_judge(settings)` once it exists;
-    until then LLM-judged metrics get no judge and report NOT_EVALUATED."""
-    try:
-        from . import judge
-    except ImportError:
-        return None
-    factory = getattr(judge, "make_judge", None)
-    return factory(settings) if factory else None
 
 
 # ---------------------------------------------------------------- one run of one case
@@ -178,6 +168,7 @@ def run_suites(
     progress = progress or Progress(len(jobs))
     agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency) for s in suites if any(j.suite is s for j in jobs)}
     try:
+        # The judge: one for the whole run, so all judged metrics share its bound and cache.
         judge = make_judge(judge_settings or JudgeSettings())
         cases = asyncio.run(run_jobs(jobs, agents, judge, progress))
     finally:
@@ -188,7 +179,7 @@ def run_suites(
         cases,
         num_runs=max((s.num_runs for s in suites), default=1),
         suites=[s.name for s in suites],
-        stats=_stats(cases, time.monotonic() - started),
+        stats=with_judge_stats(_stats(cases, time.monotonic() - started), judge.stats()),
         warnings=_warnings(jobs),
         shard=shard,
     )
