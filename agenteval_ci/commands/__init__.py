@@ -1,10 +1,13 @@
 """One module per CLI command, each with `configure(parser)` and `run(args) -> int`."""
 
-from . import merge, run, score, validate
+from . import accept, compare, merge, report, run, score, validate
 
 COMMANDS = {
     "score": score,
     "validate": validate,
     "run": run,
     "merge": merge,
+    "accept": accept,
+    "compare": compare,
+    "report": report,
 }

@@ -1,0 +1,141 @@
+"""Baseline files: build from results (whole or partial), read, write atomically.
+
+Pure except `load_baseline`/`write_baseline`, which touch exactly one file each.
+A corrupt or newer-version file is an error, never silently replaced.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pydantic
+
+from . import __version__
+from .errors import InputError, Problem, UsageError
+from .loader import problems_from, read_json
+from .metrics.base import adk_mean
+from .results_file import write_atomic
+from .schema import CaseResult, MetricResult, Results
+from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
+
+DEFAULT_BASELINE_PATH = ".agenteval/baseline.json"
+
+
+def load_baseline(path: str | Path) -> Baseline | None:
+    """None when there is no baseline yet; InputError (naming the file) when it is unusable."""
+    name = Path(path).as_posix()
+    if not Path(path).exists():
+        return None
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise InputError(Problem(name, "$", "not an agenteval baseline (expected an object)"))
+    version = data.get("schema_version")
+    if not isinstance(version, int):
+        raise InputError(Problem(name, "$.schema_version", "missing or not an integer: is this an agenteval baseline?"))
+    if version > BASELINE_VERSION:
+        raise InputError(
+            Problem(name, "$.schema_version", f"version {version} is newer than this agenteval reads ({BASELINE_VERSION}); upgrade agenteval-ci")
+        )
+    try:
+        return Baseline.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, Baseline)) from None
+
+
+def dump_baseline(baseline: Baseline) -> str:
+    data = baseline.model_dump(mode="json", exclude_none=True)
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_baseline(path: str | Path, baseline: Baseline) -> None:
+    write_atomic(path, dump_baseline(baseline))
+
+
+def rubric_pass_rates(metric: MetricResult) -> dict[str, float]:
+    """Each rubric's mean verdict over the runs (1.0 yes, 0.0 no; unevaluated left out)."""
+    scores: dict[str, list[float]] = {}
+    for run in metric.runs:
+        for verdict in run.rubric_scores or []:
+            if verdict.score is not None:
+                scores.setdefault(verdict.rubric_id, []).append(verdict.score)
+    return {rubric: adk_mean(values) for rubric, values in sorted(scores.items())}
+
+
+def baseline_metric(metric: MetricResult) -> BaselineMetric:
+    return BaselineMetric(
+        score=metric.score,
+        runs=[run.score for run in metric.runs],
+        run_statuses=[run.status for run in metric.runs],
+        status=metric.status,
+        threshold=metric.threshold,
+        config_fingerprint=metric.config_fingerprint,
+        rubrics=rubric_pass_rates(metric),
+    )
+
+
+def baseline_case(case: CaseResult) -> BaselineCase:
+    return BaselineCase(
+        fingerprint=case.fingerprint,
+        status=case.status,
+        metrics={name: baseline_metric(m) for name, m in case.metrics.items()},
+    )
+
+
+def case_matches(case: CaseResult, wanted: str) -> bool:
+    """`--case` accepts the eval id, `eval_set_id/eval_id` or `suite/eval_set_id/eval_id`."""
+    return wanted in (case.eval_id, f"{case.eval_set_id}/{case.eval_id}", f"{case.suite}/{case.eval_set_id}/{case.eval_id}")
+
+
+def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] | None) -> BaselineCase:
+    """Only the named metrics change; a changed test (fingerprint) replaces the whole case,
+    because the other metrics' old scores no longer describe it."""
+    new = baseline_case(case)
+    if metrics is None or old is None or old.fingerprint != case.fingerprint:
+        return new
+    merged = dict(old.metrics)
+    merged.update({name: m for name, m in new.metrics.items() if name in metrics})
+    return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
+
+
+def _check_filters(results: Results, cases: list[str] | None, metrics: list[str] | None) -> None:
+    unknown_cases = [w for w in cases or [] if not any(case_matches(c, w) for c in results.cases)]
+    known_metrics = {name for c in results.cases for name in c.metrics}
+    unknown_metrics = [m for m in metrics or [] if m not in known_metrics]
+    if unknown_cases:
+        raise UsageError(f"--case not in the results: {', '.join(unknown_cases)}")
+    if unknown_metrics:
+        raise UsageError(f"--metric not in the results: {', '.join(unknown_metrics)} (known: {', '.join(sorted(known_metrics))})")
+
+
+def baseline_from_results(
+    results: Results,
+    previous: Baseline | None = None,
+    cases: list[str] | None = None,
+    metrics: list[str] | None = None,
+    *,
+    commit: str | None = None,
+) -> Baseline:
+    """Accept `results` as the new baseline. With no filters the suites in the results are
+    replaced (cases gone from them are dropped); other suites are kept. With `cases` and/or
+    `metrics`, only those change and everything else stays as it was."""
+    _check_filters(results, cases, metrics)
+    partial = bool(cases or metrics)
+    suites = {} if previous is None else previous.model_copy(deep=True).suites
+    if not partial:
+        for suite in {c.suite for c in results.cases} | set(results.suites):
+            suites.pop(suite, None)
+    for case in results.cases:
+        if cases and not any(case_matches(case, w) for w in cases):
+            continue
+        old = suites.get(case.suite, {}).get(case.eval_set_id, {}).get(case.eval_id)
+        merged = _merge_case(old if partial else None, case, metrics or None)
+        suites.setdefault(case.suite, {}).setdefault(case.eval_set_id, {})[case.eval_id] = merged
+    provenance = Provenance(
+        commit=commit or results.commit,
+        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        tool_version=__version__,
+        num_runs=results.num_runs,
+    )
+    return Baseline(provenance=provenance, suites=suites)

@@ -1,0 +1,75 @@
+"""`agenteval compare RESULTS [--baseline PATH] [--fail-on ...] [--json OUT] [--md OUT]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pydantic
+
+from ..baseline import DEFAULT_BASELINE_PATH, load_baseline
+from ..errors import UsageError
+from ..gate import Comparison, compare
+from ..report import comparison_json, render_comment
+from ..results_file import read_results, write_atomic
+from ..schema import Results
+from ..schema.settings import GateSettings
+
+HELP = "compare a results file with the baseline; exit 0 passed, 1 failed, 2 bad input"
+
+
+def add_gate_options(parser: argparse.ArgumentParser) -> None:
+    defaults = GateSettings()
+    parser.add_argument("--baseline", default=DEFAULT_BASELINE_PATH, help=f"the baseline file (default {DEFAULT_BASELINE_PATH})")
+    parser.add_argument("--fail-on", choices=["regression", "threshold", "never"], default=defaults.fail_on,
+                        help="regression: noise-aware comparison with the baseline; threshold: ADK's absolute rule; never: report only")
+    parser.add_argument("--tolerance", type=float, default=defaults.tolerance, help="a metric's mean may drop this much without failing")
+    parser.add_argument("--confidence", type=float, default=defaults.confidence, help="confidence level of the gate's tests")
+    parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of the bootstrap (same inputs, same verdict)")
+
+
+def gate_settings(args: argparse.Namespace) -> GateSettings:
+    try:
+        return GateSettings(fail_on=args.fail_on, tolerance=args.tolerance, confidence=args.confidence, seed=args.seed)
+    except pydantic.ValidationError as exc:
+        raise UsageError("; ".join(f"--{e['loc'][0].replace('_', '-')}: {e['msg']}" for e in exc.errors())) from None
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("results", help="a results file")
+    add_gate_options(parser)
+    parser.add_argument("--json", metavar="OUT", help="write the comparison as JSON ('-' for stdout)")
+    parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown ('-' for stdout)")
+
+
+def _write(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+    else:
+        write_atomic(path, text)
+
+
+def compare_and_report(results: Results, baseline_path: str | Path, settings: GateSettings, *, md_out: str | None = None, json_out: str | None = None) -> Comparison:
+    """The comparison `agenteval run` and `compare` share; writes the requested reports."""
+    comparison = compare(results, load_baseline(baseline_path), settings)
+    if md_out:
+        _write(md_out, render_comment(comparison, results, baseline_path=Path(baseline_path).as_posix()))
+    if json_out:
+        _write(json_out, comparison_json(comparison))
+    return comparison
+
+
+def verdict_line(comparison: Comparison) -> str:
+    counts = ", ".join(f"{n} {o.replace('_', ' ')}" for o, n in comparison.counts.items() if n)
+    why = "; ".join(comparison.reasons) or "no credible regression"
+    basis = "" if comparison.has_baseline else " (no baseline: thresholds only; create one with `agenteval accept`)"
+    return f"gate {comparison.verdict}{basis}: {why}\ncases: {counts or 'none'}"
+
+
+def run(args: argparse.Namespace) -> int:
+    results = read_results(args.results)
+    comparison = compare_and_report(results, args.baseline, gate_settings(args), md_out=args.md, json_out=args.json)
+    if "-" not in (args.md, args.json):
+        print(verdict_line(comparison))
+    return comparison.exit_code

@@ -1,0 +1,480 @@
+"""The noise-aware gate: compare a results file with a baseline and decide (pure, no I/O).
+
+Plain-words design in docs/gate.md. In short: the case is the unit (repeats are averaged
+within a case); per metric a seeded paired bootstrap over cases gives the delta's CI and an
+exact sign test counts per-case pass->fail flips, Bonferroni-corrected over metrics; a case
+that passed every baseline run and failed every candidate run is a hard break, tested with
+Fisher's exact test and Holm's correction over all case x metric pairs. When no case shows
+run-to-run noise (deterministic agents, or a single run), any newly failing case fails.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field, replace
+
+from .baseline import rubric_pass_rates
+from .schema import CaseResult, MetricResult, Results, Status
+from .schema.baseline import Baseline, BaselineCase, BaselineMetric
+from .schema.settings import GateSettings
+
+OUTCOMES = ("regressed", "newly_failing", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed")
+BOOTSTRAP_WORK = 4_000_000  # resamples x cases; bounds the time on very large suites
+
+
+@dataclass(frozen=True)
+class RubricSummary:
+    rubric_id: str
+    baseline_rate: float | None
+    candidate_rate: float | None
+    cases: int
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    name: str
+    verdict: str  # regressed | improved | unchanged | no baseline
+    cases: int  # comparable cases used for inference
+    baseline_mean: float | None
+    candidate_mean: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    mode: str  # stochastic | deterministic
+    flips_down: int = 0  # case passed in the baseline, fails now
+    flips_up: int = 0
+    flip_p: float | None = None
+    hard_breaks: int = 0  # credible per-case breaks
+    candidate_passed: int = 0
+    candidate_failed: int = 0
+    reason: str = ""
+    rubrics: tuple[RubricSummary, ...] = ()
+
+
+@dataclass(frozen=True)
+class CaseMetric:
+    name: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    baseline_status: str | None
+    candidate_status: str
+    threshold: float | None
+    comparable: bool
+    counted: bool = False  # this metric made the case a regression
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    suite: str
+    eval_set_id: str
+    eval_id: str
+    outcome: str
+    status: str | None  # candidate case status; None for removed
+    baseline_status: str | None
+    metrics: tuple[CaseMetric, ...] = ()
+    note: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.suite}/{self.eval_set_id}/{self.eval_id}"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    verdict: str  # passed | failed
+    exit_code: int
+    regressions: int  # cases the gate counts as regressed
+    fail_on: str
+    has_baseline: bool
+    reasons: tuple[str, ...]
+    metrics: tuple[MetricSummary, ...]
+    cases: tuple[CaseOutcome, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+    confidence: float = 0.95
+    tolerance: float = 0.05
+    baseline_edited: bool = False
+
+    def by_outcome(self, outcome: str) -> list[CaseOutcome]:
+        return [c for c in self.cases if c.outcome == outcome]
+
+
+# ---------------------------------------------------------------- statistics (stdlib only)
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def quantile(sorted_values: list[float], q: float) -> float:
+    """Linear interpolation between order statistics."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def bootstrap_means(deltas: list[float], seed: str) -> list[float]:
+    """Sorted means of case-resampled deltas; seeded, so the same inputs give the same CI."""
+    rng = random.Random(seed)
+    n = len(deltas)
+    resamples = max(400, min(2000, BOOTSTRAP_WORK // n))
+    return sorted(sum(rng.choices(deltas, k=n)) / n for _ in range(resamples))
+
+
+def sign_test_p(down: int, up: int) -> float:
+    """Exact one-sided sign test: P(at least `down` of the discordant cases go down | no change)."""
+    n = down + up
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(down, n + 1)) / 2**n
+
+
+def hard_break_p(baseline_runs: int, candidate_runs: int) -> float:
+    """Fisher's exact one-sided p when every baseline run passed and every candidate run failed."""
+    return 1 / math.comb(baseline_runs + candidate_runs, baseline_runs)
+
+
+def holm(pvalues: dict[tuple[str, str], float], alpha: float, family_size: int) -> set[tuple[str, str]]:
+    """The keys Holm's step-down procedure rejects at family-wise level alpha; pairs that
+    were not tested still count in `family_size` (their p-value is 1)."""
+    rejected: set[tuple[str, str]] = set()
+    ordered = sorted(pvalues.items(), key=lambda kv: (kv[1], kv[0]))
+    for rank, (key, p) in enumerate(ordered):
+        if p > alpha / (family_size - rank):
+            break
+        rejected.add(key)
+    return rejected
+
+
+# ---------------------------------------------------------------- pairing
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """One metric on one case that both sides scored under the same test and config."""
+
+    case: str
+    baseline: float
+    candidate: float
+    baseline_passes: int
+    baseline_fails: int
+    candidate_passes: int
+    candidate_fails: int
+    baseline_passed: bool
+    candidate_passed: bool
+    noisy: bool  # runs disagree on at least one side
+
+    @property
+    def delta(self) -> float:
+        return self.candidate - self.baseline
+
+    @property
+    def is_hard_break(self) -> bool:
+        return self.baseline_fails == 0 and self.baseline_passes > 0 and self.candidate_passes == 0 and self.candidate_fails > 0
+
+
+def case_key(case: CaseResult) -> str:
+    return f"{case.suite}/{case.eval_set_id}/{case.eval_id}"
+
+
+def _gated(metric: MetricResult | BaselineMetric) -> bool:
+    return metric.threshold is not None and metric.status != Status.INFORMATIONAL
+
+
+def _pair(key: str, old: BaselineMetric, new: MetricResult) -> _Pair | None:
+    old_scores = [s for s in old.runs if s is not None]
+    new_scores = [r.score for r in new.runs if r.score is not None]
+    if old.score is None or new.score is None:
+        return None
+    new_statuses = [r.status for r in new.runs]
+    return _Pair(
+        case=key,
+        baseline=mean(old_scores) if old_scores else old.score,
+        candidate=new.score,
+        baseline_passes=old.run_statuses.count(Status.PASSED),
+        baseline_fails=old.run_statuses.count(Status.FAILED),
+        candidate_passes=new_statuses.count(Status.PASSED),
+        candidate_fails=new_statuses.count(Status.FAILED),
+        baseline_passed=old.status == Status.PASSED,
+        candidate_passed=new.status == Status.PASSED,
+        noisy=len(set(old_scores)) > 1 or len(set(new_scores)) > 1,
+    )
+
+
+def comparable(old: BaselineCase, case: CaseResult, name: str) -> bool:
+    previous = old.metrics.get(name)
+    return previous is not None and old.fingerprint == case.fingerprint and previous.config_fingerprint == case.metrics[name].config_fingerprint
+
+
+def _pairs(results: Results, baseline: Baseline) -> dict[str, list[_Pair]]:
+    pairs: dict[str, list[_Pair]] = {}
+    for case in results.cases:
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
+        if old is None:
+            continue
+        for name, metric in case.metrics.items():
+            if _gated(metric) and comparable(old, case, name):
+                pair = _pair(case_key(case), old.metrics[name], metric)
+                if pair is not None:
+                    pairs.setdefault(name, []).append(pair)
+    return pairs
+
+
+# ---------------------------------------------------------------- per metric
+
+
+@dataclass(frozen=True)
+class _Inference:
+    summary: MetricSummary
+    counted: frozenset[str]  # case keys this metric's regression is made of
+
+
+def _infer_metric(name: str, pairs: list[_Pair], settings: GateSettings, alpha: float, breaks: set[str]) -> _Inference:
+    deltas = [p.delta for p in pairs]
+    delta = mean(deltas)
+    draws = bootstrap_means(deltas, f"{settings.seed}:{name}")
+    two_sided = (1 - settings.confidence) / 2
+    ci_low, ci_high = quantile(draws, two_sided), quantile(draws, 1 - two_sided)
+    down = sum(p.baseline_passed and not p.candidate_passed for p in pairs)
+    up = sum(p.candidate_passed and not p.baseline_passed for p in pairs)
+    flip_p = sign_test_p(down, up)
+    deterministic = not any(p.noisy for p in pairs)
+    dropped = delta < -settings.tolerance
+    credible_mean = quantile(draws, 1 - alpha) < 0
+    credible_flips = flip_p <= alpha
+    newly_failing = {p.case for p in pairs if p.baseline_passed and not p.candidate_passed}
+    if deterministic:
+        regressed = bool(newly_failing) or dropped
+        reason = "deterministic: no run-to-run variation, so every newly failing case counts" if regressed else ""
+    else:
+        regressed = dropped and (credible_mean or credible_flips)
+        reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
+    improved = not regressed and delta > settings.tolerance and ci_low > 0
+    counted = {p.case for p in pairs if p.case in breaks}
+    if regressed:
+        counted |= {p.case for p in pairs if p.delta < -settings.tolerance}
+        counted |= newly_failing if deterministic else set()
+    summary = MetricSummary(
+        name=name,
+        verdict="regressed" if regressed else "improved" if improved else "unchanged",
+        cases=len(pairs),
+        baseline_mean=mean([p.baseline for p in pairs]),
+        candidate_mean=mean([p.candidate for p in pairs]),
+        delta=delta,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        mode="deterministic" if deterministic else "stochastic",
+        flips_down=down,
+        flips_up=up,
+        flip_p=flip_p,
+        hard_breaks=len(counted & breaks),
+        reason=reason,
+    )
+    return _Inference(summary, frozenset(counted))
+
+
+def _stochastic_reason(credible_mean: bool, credible_flips: bool) -> str:
+    why = [w for w, ok in (("the mean's drop is outside the noise", credible_mean), ("pass->fail flips outnumber fixes beyond chance", credible_flips)) if ok]
+    return "; ".join(why)
+
+
+def _hard_breaks(pairs: dict[str, list[_Pair]], alpha: float) -> dict[str, set[str]]:
+    """Per metric, the cases whose every-run break survives Holm over all noisy case x metric pairs."""
+    family = {(name, p.case): p for name, ps in pairs.items() if any(q.noisy for q in ps) for p in ps}
+    pvalues = {key: hard_break_p(p.baseline_passes, p.candidate_fails) for key, p in family.items() if p.is_hard_break}
+    rejected = holm(pvalues, alpha, len(family))
+    out: dict[str, set[str]] = {}
+    for name, case in rejected:
+        out.setdefault(name, set()).add(case)
+    return out
+
+
+def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
+    """Each rubric's pass rate over the cases that have it, baseline vs PR."""
+    old_rates: dict[str, list[float]] = {}
+    new_rates: dict[str, list[float]] = {}
+    for case in results.cases:
+        metric = case.metrics.get(name)
+        if metric is None:
+            continue
+        for rubric, rate in rubric_pass_rates(metric).items():
+            new_rates.setdefault(rubric, []).append(rate)
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
+        if old is not None and comparable(old, case, name):
+            for rubric, rate in old.metrics[name].rubrics.items():
+                old_rates.setdefault(rubric, []).append(rate)
+    return tuple(
+        RubricSummary(
+            rubric_id=rubric,
+            baseline_rate=mean(old_rates[rubric]) if rubric in old_rates else None,
+            candidate_rate=mean(new_rates[rubric]) if rubric in new_rates else None,
+            cases=len(new_rates.get(rubric, [])),
+        )
+        for rubric in sorted(set(old_rates) | set(new_rates))
+    )
+
+
+def _metric_names(results: Results) -> list[str]:
+    return sorted({name for c in results.cases for name, m in c.metrics.items() if _gated(m)})
+
+
+def _candidate_counts(name: str, results: Results) -> tuple[int, int, float | None]:
+    metrics = [c.metrics[name] for c in results.cases if name in c.metrics]
+    scores = [m.score for m in metrics if m.score is not None]
+    passed = sum(m.status == Status.PASSED for m in metrics)
+    failed = sum(m.status == Status.FAILED for m in metrics)
+    return passed, failed, mean(scores) if scores else None
+
+
+def _summaries(results: Results, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
+    """Per metric summary, and the (case key, metric) pairs counted as regressions."""
+    names = _metric_names(results)
+    pairs = _pairs(results, baseline) if baseline else {}
+    alpha = (1 - settings.confidence) / max(1, 2 * len(pairs))  # Bonferroni: two tests per metric
+    breaks = _hard_breaks(pairs, 1 - settings.confidence)
+    summaries, counted = [], set()
+    for name in names:
+        passed, failed, candidate_mean = _candidate_counts(name, results)
+        rubrics = _rubric_summaries(name, results, baseline)
+        if name in pairs:
+            inference = _infer_metric(name, pairs[name], settings, alpha, breaks.get(name, set()))
+            summary = inference.summary
+            counted |= {(case, name) for case in inference.counted}
+        else:
+            summary = MetricSummary(name, "no baseline", 0, None, candidate_mean, None, None, None, "stochastic")
+        summaries.append(replace(summary, candidate_passed=passed, candidate_failed=failed, rubrics=rubrics))
+    return summaries, counted
+
+
+# ---------------------------------------------------------------- per case
+
+
+def _case_metrics(case: CaseResult, old: BaselineCase | None, counted: set[tuple[str, str]]) -> tuple[CaseMetric, ...]:
+    out = []
+    for name, metric in sorted(case.metrics.items()):
+        if not _gated(metric):
+            continue
+        previous = old.metrics.get(name) if old else None
+        same = old is not None and previous is not None and comparable(old, case, name)
+        base = previous.score if previous else None
+        out.append(
+            CaseMetric(
+                name=name,
+                baseline=base,
+                candidate=metric.score,
+                delta=None if base is None or metric.score is None or not same else metric.score - base,
+                baseline_status=previous.status.value if previous else None,
+                candidate_status=metric.status.value,
+                threshold=metric.threshold,
+                comparable=same,
+                counted=(case_key(case), name) in counted,
+            )
+        )
+    return tuple(out)
+
+
+def _is_flaky(case: CaseResult) -> bool:
+    return any(len({r.status for r in m.runs if r.status in (Status.PASSED, Status.FAILED)}) > 1 for m in case.metrics.values())
+
+
+def _changed_test(case: CaseResult, old: BaselineCase) -> str:
+    if old.fingerprint != case.fingerprint:
+        return "the expected content changed (user turns, expected tools or responses, rubrics)"
+    changed = sorted(n for n, m in case.metrics.items() if n in old.metrics and old.metrics[n].config_fingerprint != m.config_fingerprint)
+    return f"metric configuration changed: {', '.join(changed)}" if changed else ""
+
+
+def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float) -> str:
+    if any(m.counted for m in metrics):
+        return "regressed"
+    was, now = old.status == Status.PASSED, case.status == Status.PASSED
+    if was and case.status == Status.FAILED:
+        return "newly_failing"
+    if old.status == Status.FAILED and now:
+        return "fixed"
+    if _is_flaky(case):
+        return "flaky"
+    deltas = [m.delta for m in metrics if m.delta is not None]
+    if deltas and max(deltas) > tolerance and min(deltas) >= -tolerance:
+        return "improved"
+    return "unchanged"
+
+
+def _case_outcome(case: CaseResult, baseline: Baseline, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
+    old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
+    metrics = _case_metrics(case, old, counted)
+    common = dict(suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, status=case.status.value, metrics=metrics)
+    if old is None:
+        return CaseOutcome(outcome="new", baseline_status=None, note=case.reason or "", **common)
+    changed = _changed_test(case, old)
+    if changed:
+        return CaseOutcome(outcome="incomparable", baseline_status=old.status.value, note=changed, **common)
+    return CaseOutcome(outcome=_outcome(case, old, metrics, tolerance), baseline_status=old.status.value, note=case.reason or "", **common)
+
+
+def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
+    """Baseline cases of the suites in these results that did not run."""
+    present = {(c.suite, c.eval_set_id, c.eval_id) for c in results.cases}
+    suites = set(results.suites) | {c.suite for c in results.cases}
+    return [
+        CaseOutcome(suite=s, eval_set_id=e, eval_id=i, outcome="removed", status=None, baseline_status=baseline.case(s, e, i).status.value)
+        for s, e, i in sorted(baseline.keys())
+        if s in suites and (s, e, i) not in present
+    ]
+
+
+def _no_baseline_outcome(case: CaseResult) -> CaseOutcome:
+    return CaseOutcome(
+        suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, outcome="new",
+        status=case.status.value, baseline_status=None, metrics=_case_metrics(case, None, set()), note=case.reason or "",
+    )
+
+
+# ---------------------------------------------------------------- the verdict
+
+
+def compare(results: Results, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+    summaries, counted = _summaries(results, baseline, settings)
+    if baseline is None:
+        cases = [_no_baseline_outcome(c) for c in results.cases]
+    else:
+        cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases] + _removed(results, baseline)
+    reasons = _reasons(results, baseline, summaries, cases, settings.fail_on)
+    failed = bool(reasons) and settings.fail_on != "never"
+    regressions = sum(c.outcome == "regressed" for c in cases)
+    return Comparison(
+        verdict="failed" if failed else "passed",
+        exit_code=1 if failed else 0,
+        regressions=regressions,
+        fail_on=settings.fail_on,
+        has_baseline=baseline is not None,
+        reasons=tuple(reasons),
+        metrics=tuple(summaries),
+        cases=tuple(sorted(cases, key=_importance)),
+        counts={o: sum(c.outcome == o for c in cases) for o in OUTCOMES},
+        confidence=settings.confidence,
+        tolerance=settings.tolerance,
+    )
+
+
+def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
+    """Most important first: by outcome, failing before passing, the largest drop, then the key."""
+    drops = [m.delta for m in case.metrics if m.delta is not None]
+    return OUTCOMES.index(case.outcome), case.status != Status.FAILED.value, min(drops, default=0.0), case.key
+
+
+def _reasons(results: Results, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
+    """Why the gate fails (empty: it passes) under `fail_on`; `never` reports the same reasons."""
+    below = [c for c in results.cases if c.status == Status.FAILED]
+    if fail_on == "threshold" or baseline is None:
+        return [f"{len(below)} case(s) below their thresholds"] if below else []
+    reasons = [f"{s.name}: regressed ({s.reason})" for s in summaries if s.verdict == "regressed"]
+    breaks = sum(s.hard_breaks for s in summaries)
+    if breaks:
+        reasons.append(f"{breaks} hard break(s): cases that passed every baseline run fail every run now")
+    new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value]
+    if new_failing:
+        reasons.append(f"{len(new_failing)} new case(s) below their thresholds")
+    return reasons

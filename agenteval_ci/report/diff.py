@@ -1,0 +1,81 @@
+"""Readable expected-vs-actual diffs of tool trajectories and responses (pure)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+
+from ..schema import FunctionCall, Invocation, text_of
+
+
+@dataclass(frozen=True)
+class CallChange:
+    kind: str  # missing | added | reordered | changed args | same
+    name: str
+    expected_args: str = ""
+    actual_args: str = ""
+
+    def line(self) -> str:
+        mark = {"missing": "-", "added": "+", "reordered": "~", "changed args": "!", "same": " "}[self.kind]
+        if self.kind == "changed args":
+            return f"{mark} {self.name}({self.expected_args}) -> ({self.actual_args})"
+        args = self.expected_args if self.kind in ("missing", "same") else self.actual_args
+        return f"{mark} {self.name}({args})" + ("  [reordered]" if self.kind == "reordered" else "")
+
+
+def _args(call: FunctionCall) -> str:
+    return json.dumps(call.args or {}, sort_keys=True, ensure_ascii=False)
+
+
+def trajectory_changes(expected: list[FunctionCall], actual: list[FunctionCall]) -> list[CallChange]:
+    """Align by tool name (longest common subsequence), then name what differs: calls only
+    on one side are missing/added; an added call whose name is expected elsewhere moved."""
+    exp_names = [c.name or "" for c in expected]
+    act_names = [c.name or "" for c in actual]
+    changes: list[CallChange] = []
+    matcher = difflib.SequenceMatcher(a=exp_names, b=act_names, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            for e, a in zip(expected[i1:i2], actual[j1:j2]):
+                kind = "same" if _args(e) == _args(a) else "changed args"
+                changes.append(CallChange(kind, e.name or "", _args(e), _args(a)))
+            continue
+        for e in expected[i1:i2]:
+            changes.append(CallChange("missing", e.name or "", _args(e)))
+        for a in actual[j1:j2]:
+            kind = "reordered" if (a.name or "") in exp_names[:i1] + exp_names[i2:] else "added"
+            changes.append(CallChange(kind, a.name or "", actual_args=_args(a)))
+    return changes
+
+
+def _drop_reordered_missing(changes: list[CallChange]) -> list[CallChange]:
+    """A call that only moved shows once, as reordered, not also as missing."""
+    moved = {c.name for c in changes if c.kind == "reordered"}
+    return [c for c in changes if not (c.kind == "missing" and c.name in moved)]
+
+
+def trajectory_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
+    """One block per turn; empty when every turn's calls match."""
+    blocks = []
+    for turn in range(max(len(expected), len(actual))):
+        exp = expected[turn].tool_calls if turn < len(expected) else []
+        act = actual[turn].tool_calls if turn < len(actual) else []
+        changes = _drop_reordered_missing(trajectory_changes(exp, act))
+        if all(c.kind == "same" for c in changes):
+            continue
+        blocks.append(f"turn {turn + 1}:\n" + "\n".join(c.line() for c in changes))
+    return "\n".join(blocks)
+
+
+def response_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
+    """Unified diff of the final responses, turn by turn; empty when they are equal."""
+    blocks = []
+    for turn in range(max(len(expected), len(actual))):
+        exp = text_of(expected[turn].final_response) if turn < len(expected) else ""
+        act = text_of(actual[turn].final_response) if turn < len(actual) else ""
+        if exp == act:
+            continue
+        lines = difflib.unified_diff(exp.splitlines(), act.splitlines(), "expected", "actual", lineterm="", n=1)
+        blocks.append(f"turn {turn + 1}:\n" + "\n".join(list(lines)[2:]))
+    return "\n".join(blocks)

@@ -1,0 +1,65 @@
+"""The PR comment and the job summary: one template, cut to a size budget deterministically.
+
+Cases are already ordered most important first (gate._importance); we keep as many as fit,
+in that order, and say how many more are in the full report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .render import ENV
+from .view import SECTION_TITLES, CaseView, ReportView
+
+COMMENT_LIMIT = 65536  # GitHub's limit on a comment body, in characters
+SUMMARY_LIMIT = 1024 * 1024  # GitHub's limit on a job summary, in bytes
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    total: int
+    shown: int
+    lines: list[str]
+
+
+def comment_marker(suite: str) -> str:
+    return f"<!-- agenteval-ci:suite={suite} -->"
+
+
+def _item(case: CaseView) -> str:
+    template = "regression.md.j2" if case.outcome == "regressed" else "case_line.md.j2"
+    return ENV.get_template(template).render(c=case).rstrip("\n")
+
+
+def _render(view: ReportView, items: list[tuple[CaseView, str]], omitted: int, baseline_path: str) -> str:
+    sections = []
+    for outcome, title in SECTION_TITLES.items():
+        total = view.counts.get(outcome, 0)
+        lines = [text for case, text in items if case.outcome == outcome]
+        if outcome != "regressed" and total:
+            sections.append(Section(title, total, len(lines), lines))
+    regressions = [text for case, text in items if case.outcome == "regressed"]
+    return ENV.get_template("comment.md.j2").render(
+        v=view, marker=comment_marker(view.suite), regressions=regressions, sections=sections,
+        omitted=omitted, baseline_path=baseline_path,
+    )
+
+
+def render_markdown(view: ReportView, *, baseline_path: str, limit: int, size=len) -> str:
+    """Everything that fits within `limit` (measured by `size`), most important cases first."""
+    items = [(case, _item(case)) for case in view.cases]
+    skeleton = size(_render(view, [], len(items), baseline_path))
+    budget = limit - skeleton
+    kept = 0
+    for _, text in items:
+        cost = size(text) + 64  # its line break and, at worst, its section's wrapper
+        if cost > budget:
+            break
+        budget -= cost
+        kept += 1
+    while True:  # the estimate above is generous; this only guards against a wrong guess
+        text = _render(view, items[:kept], len(items) - kept, baseline_path)
+        if size(text) <= limit or kept == 0:
+            return text
+        kept -= 1

@@ -1,0 +1,207 @@
+"""What every report shows, computed once from a comparison and its results (pure).
+
+Templates only lay these records out; numbers are formatted here so the comment, the
+summary and the HTML report agree to the digit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary
+from ..schema import CaseResult, Invocation, MetricResult, Results, RunRecord, Status, text_of
+from .diff import response_diff, trajectory_diff
+from .text import fmt, fmt_delta, fmt_rate, inline
+
+SECTION_TITLES = {
+    "regressed": "Regressions",
+    "newly_failing": "Newly failing",
+    "flaky": "Flaky (runs disagree)",
+    "incomparable": "Incomparable: the test changed, the baseline needs accepting",
+    "new": "New cases",
+    "removed": "Removed cases",
+    "fixed": "Fixed",
+    "improved": "Improved",
+}
+RATIONALE_CHARS = 600
+
+
+@dataclass(frozen=True)
+class RubricRow:
+    rubric_id: str
+    baseline: str
+    pr: str
+    cases: int
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    name: str
+    baseline: str
+    pr: str
+    delta: str
+    ci: str
+    verdict: str
+    detail: str
+    rubrics: tuple[RubricRow, ...]
+    baseline_value: float | None
+    pr_value: float | None
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class CaseView:
+    key: str
+    eval_id: str
+    outcome: str
+    status: str
+    baseline_status: str
+    note: str
+    metrics: tuple[CaseMetric, ...]
+    counted: tuple[str, ...]  # metrics that made it a regression
+    trajectory_diff: str
+    response_diff: str
+    rationale: str
+    result: CaseResult | None  # None for removed cases
+
+
+@dataclass(frozen=True)
+class ReportView:
+    suite: str
+    verdict: str
+    alert: str
+    headline: str
+    reasons: tuple[str, ...]
+    has_baseline: bool
+    metrics: tuple[MetricRow, ...]
+    cases: tuple[CaseView, ...]
+    counts: dict[str, int]
+    facts: tuple[Fact, ...]
+    baseline_edited: bool
+    confidence: str
+
+
+def _verdict_cell(summary: MetricSummary) -> str:
+    return {"regressed": "🔴 regressed", "improved": "🟢 improved"}.get(summary.verdict, summary.verdict)
+
+
+def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
+    ci = "–" if s.ci_low is None else f"[{s.ci_low:+.3f}, {s.ci_high:+.3f}]"
+    detail = f"{s.cases} comparable case(s), {s.mode}; pass→fail {s.flips_down}, fail→pass {s.flips_up}" if s.cases else ""
+    if s.hard_breaks:
+        detail += f"; {s.hard_breaks} hard break(s)"
+    rubrics = tuple(RubricRow(r.rubric_id, fmt_rate(r.baseline_rate), fmt_rate(r.candidate_rate), r.cases) for r in s.rubrics)
+    return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
+
+
+def _worst_run(result: CaseResult, metric: str | None) -> RunRecord | None:
+    """The run to show: the lowest-scoring one on the metric that matters."""
+    if not result.runs:
+        return None
+    scored = result.metrics.get(metric) if metric else None
+    if scored is None or len(scored.runs) != len(result.runs):
+        return result.runs[0]
+    scores = [r.score if r.score is not None else 2.0 for r in scored.runs]
+    return result.runs[scores.index(min(scores))]
+
+
+def _rationale(metric: MetricResult | None) -> str:
+    """The judge's words on what failed: failed rubrics first, then per-turn reasons."""
+    if metric is None:
+        return ""
+    lines: list[str] = []
+    for run in metric.runs:
+        lines += [f"{v.rubric_id}: {v.rationale}" for v in run.rubric_scores or [] if v.score == 0 and v.rationale]
+        lines += [p.reason for p in run.per_invocation if p.reason and p.status == Status.FAILED]
+    unique = list(dict.fromkeys(line.strip() for line in lines if line.strip()))
+    text = "\n".join(unique)
+    return text if len(text) <= RATIONALE_CHARS else text[: RATIONALE_CHARS - 1] + "…"
+
+
+def _focus_metric(outcome: CaseOutcome) -> str | None:
+    counted = [m.name for m in outcome.metrics if m.counted]
+    failed = [m.name for m in outcome.metrics if m.candidate_status == Status.FAILED.value]
+    return (counted or failed or [None])[0]
+
+
+def _expected(result: CaseResult) -> list[Invocation]:
+    return result.eval_case.conversation or []
+
+
+def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
+    focus = _focus_metric(outcome)
+    run = _worst_run(result, focus) if result else None
+    actual = run.invocations if run else []
+    expected = _expected(result) if result else []
+    show_diffs = result is not None and outcome.outcome in ("regressed", "newly_failing", "new", "flaky")
+    return CaseView(
+        key=outcome.key,
+        eval_id=outcome.eval_id,
+        outcome=outcome.outcome,
+        status=outcome.status or "–",
+        baseline_status=outcome.baseline_status or "–",
+        note=outcome.note,
+        metrics=outcome.metrics,
+        counted=tuple(m.name for m in outcome.metrics if m.counted),
+        trajectory_diff=trajectory_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
+        response_diff=response_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
+        rationale=_rationale(result.metrics.get(focus)) if result and focus else "",
+        result=result,
+    )
+
+
+def _facts(results: Results) -> tuple[Fact, ...]:
+    s = results.stats
+    runs = sum(len(c.runs) for c in results.cases)
+    facts = [
+        Fact("cases", str(len(results.cases))),
+        Fact("runs", f"{runs} ({results.num_runs} per case)"),
+        Fact("duration", f"{s.duration_seconds:.1f}s"),
+        Fact("agent turns", str(s.agent_turns)),
+        Fact("agent tokens", f"{s.agent_tokens.input} in / {s.agent_tokens.output} out"),
+        Fact("judge calls", str(s.judge_calls)),
+        Fact("judge tokens", f"{s.judge_tokens.input} in / {s.judge_tokens.output} out"),
+        Fact("judge cache hits", f"{s.judge_cache_hits} of {s.judge_cache_hits + s.judge_cache_misses}"),
+    ]
+    if s.estimated_cost_usd is not None:
+        facts.append(Fact("estimated cost", f"${s.estimated_cost_usd:.2f}"))
+    if results.commit:
+        facts.append(Fact("commit", results.commit[:12]))
+    return tuple(facts)
+
+
+def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
+    if not comparison.has_baseline:
+        state = "failed" if comparison.verdict == "failed" else "passed"
+        return "WARNING" if state == "failed" else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
+    if comparison.verdict == "failed":
+        return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
+    if comparison.reasons:  # fail_on never: would have failed
+        return "WARNING", f"agenteval passed (report only): {comparison.regressions} regression(s) in suite `{suite}`"
+    return "TIP", f"agenteval passed: no credible regression in suite `{suite}`"
+
+
+def build_view(comparison: Comparison, results: Results, suite: str | None = None, *, every_case: bool = False) -> ReportView:
+    """`every_case` keeps unchanged cases too (the HTML report lists every case)."""
+    name = inline(suite or ",".join(results.suites))
+    by_key = {f"{c.suite}/{c.eval_set_id}/{c.eval_id}": c for c in results.cases}
+    alert, headline = _headline(comparison, name)
+    return ReportView(
+        suite=name,
+        verdict=comparison.verdict,
+        alert=alert,
+        headline=headline,
+        reasons=comparison.reasons,
+        has_baseline=comparison.has_baseline,
+        metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
+        cases=tuple(case_view(c, by_key.get(c.key)) for c in comparison.cases if every_case or c.outcome in SECTION_TITLES),
+        counts=comparison.counts,
+        facts=_facts(results),
+        baseline_edited=comparison.baseline_edited,
+        confidence=f"{comparison.confidence:.0%}",
+    )

@@ -1,0 +1,55 @@
+"""The committed baseline file (default `.agenteval/baseline.json`); see docs/baseline.md.
+
+Nested suite -> eval set -> case -> metric so that a PR diff of the file reads like the
+suite itself. Fingerprints tell "the agent changed" from "the test changed".
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .results import Status
+
+BASELINE_VERSION = 1
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BaselineMetric(_Record):
+    score: Optional[float] = None  # mean over runs
+    runs: list[Optional[float]] = Field(default_factory=list)  # each run's score
+    run_statuses: list[Status] = Field(default_factory=list)
+    status: Status = Status.NOT_EVALUATED
+    threshold: Optional[float] = None
+    config_fingerprint: str = ""
+    rubrics: dict[str, float] = Field(default_factory=dict)  # rubric id -> pass rate over runs
+
+
+class BaselineCase(_Record):
+    fingerprint: str
+    status: Status
+    metrics: dict[str, BaselineMetric] = Field(default_factory=dict)
+
+
+class Provenance(_Record):
+    commit: Optional[str] = None
+    created_at: str
+    tool_version: str
+    num_runs: int
+
+
+class Baseline(_Record):
+    schema_version: int = BASELINE_VERSION
+    provenance: Provenance
+    # suite -> eval_set_id -> eval_id -> case
+    suites: dict[str, dict[str, dict[str, BaselineCase]]] = Field(default_factory=dict)
+
+    def case(self, suite: str, eval_set_id: str, eval_id: str) -> BaselineCase | None:
+        return self.suites.get(suite, {}).get(eval_set_id, {}).get(eval_id)
+
+    def keys(self) -> list[tuple[str, str, str]]:
+        return [(s, e, c) for s, sets in self.suites.items() for e, cases in sets.items() for c in cases]
