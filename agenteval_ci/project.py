@@ -15,6 +15,7 @@ import yaml
 
 from .errors import InputError, Problem
 from .loader import LoadedEvalConfig, LoadedEvalSet, find_eval_config, load_eval_config, load_eval_set, problems_from
+from .schema import EvalCase
 from .schema.project import ProjectConfig, SuiteConfig
 
 
@@ -27,7 +28,7 @@ class EvalSetToRun:
     case_ids: tuple[str, ...] | None = None
 
     @property
-    def cases(self):  # the selected EvalCases, in file order
+    def cases(self) -> list[EvalCase]:  # the selected cases, in file order
         cases = self.loaded.eval_set.eval_cases
         return cases if self.case_ids is None else [c for c in cases if c.eval_id in self.case_ids]
 
