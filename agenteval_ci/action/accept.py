@@ -1,0 +1,160 @@
+"""`/agenteval accept` on a PR: a writer's comment commits the PR head's results as the new baseline.
+
+The comment body is parsed as plain words (never a shell): case ids and `--metric NAME`.
+Authorization asks GitHub for the commenter's role (admin, maintain, write), never
+`author_association`. The results are the artifact of the PR head's own run, and the
+commit names the blob sha it replaces, so a concurrent change is a conflict, not an overwrite.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+
+from ..baseline import baseline_from_results, dump_baseline, load_baseline
+from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError
+from ..github import Conflict, FileContent, PullRef, PullRequest, Repo
+from ..results_file import read_results, write_atomic
+from ..schema import Results
+from ..schema.baseline import Baseline
+from ..workflow import Runner
+from .publish import BaselineChoice, Target, baseline_repo_path, publish
+from .settings import ActionSettings
+
+COMMAND = "/agenteval accept"
+REPLY_MARKER = "<!-- agenteval-ci:reply -->"
+WRITER_ROLES = ("admin", "maintain", "write")
+_WORD = re.compile(r"^[A-Za-z0-9_.:/@+-]{1,200}$")
+
+
+@dataclass(frozen=True)
+class AcceptCommand:
+    cases: list[str] | None  # None: every case
+    metrics: list[str] | None  # None: every metric
+
+
+class Refused(Exception):
+    """Accepting is not possible now; the message is the reply to the commenter."""
+
+
+def parse_command(body: str) -> AcceptCommand | None:
+    first_line = body.strip().splitlines()[0] if body.strip() else ""
+    if not (first_line == COMMAND or first_line.startswith(COMMAND + " ")):
+        return None
+    words = first_line[len(COMMAND):].split()
+    cases, metrics = [], []
+    while words:
+        word = words.pop(0)
+        if word == "--metric":
+            if not words:
+                raise Refused("`--metric` needs a metric name, like `/agenteval accept --metric response_match_score`.")
+            word = words.pop(0)
+            metrics.append(word)
+        else:
+            cases.append(word)
+        if not _WORD.match(word) or word.startswith("--"):
+            raise Refused(f"I did not understand `{word[:60]}`: use `/agenteval accept [CASE_ID ...] [--metric NAME]`.")
+    return AcceptCommand(cases or None, metrics or None)
+
+
+def reply(repo: Repo, issue: int, text: str) -> None:
+    repo.create_comment(issue, f"{REPLY_MARKER}\n{text}")
+
+
+def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results:
+    """The results artifact that the PR's current head commit produced."""
+    from . import PULL_FILE, download_results
+
+    for run in repo.runs_for(pull.head.sha):
+        if run.status != "completed" or run.head_sha != pull.head.sha:
+            continue
+        try:
+            files = download_results(s, repo, run.id)
+        except AgentevalError:
+            continue  # a run of another workflow: no agenteval artifact
+        claimed = json.loads(files.get(PULL_FILE) or b"{}").get("head_sha", pull.head.sha)
+        if claimed != pull.head.sha:
+            continue
+        path = s.results_dir / "results.json"
+        write_atomic(path, files["results.json"].decode("utf-8"))
+        return read_results(path)
+    raise Refused(
+        f"I found no agenteval results for this PR's head commit {pull.head.sha[:7]}. The head has moved since the "
+        "last evaluation, or its run has not finished: wait for the agenteval run of the latest commit, then comment again."
+    )
+
+
+def parse_baseline(s: ActionSettings, file: FileContent | None) -> Baseline | None:
+    if file is None:
+        return None
+    copy = s.results_dir / "previous-baseline.json"
+    write_atomic(copy, file.text)
+    return load_baseline(copy)
+
+
+def fork_instructions(path: str, old: str, new: str) -> str:
+    patch = "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"))
+    return (
+        "This PR comes from a fork, so I cannot push to its branch. To accept, the PR author can apply this patch "
+        f"(save it as `baseline.patch`, run `git apply baseline.patch`, commit and push):\n\n```diff\n{patch[:60000]}```"
+    )
+
+
+def accept_mode(s: ActionSettings, runner: Runner) -> int:
+    from . import github_repo
+
+    comment, issue = s.event.get("comment") or {}, s.event.get("issue") or {}
+    user = comment.get("user") or {}
+    body = comment.get("body") or ""
+    if s.event.get("action") != "created" or user.get("type") == "Bot" or REPLY_MARKER in body or "<!-- agenteval" in body:
+        print("agenteval: not a new human comment; nothing to do")
+        return EXIT_PASSED
+    repo = github_repo(s)
+    try:
+        command = parse_command(body)
+        if command is None:
+            print("agenteval: the comment is not an `/agenteval accept` command")
+            return EXIT_PASSED
+        if repo is None:
+            raise Refused("the action has no github-token")
+        if "pull_request" not in issue:
+            raise Refused("`/agenteval accept` works on pull requests only.")
+        if repo.permission(user.get("login", "")) not in WRITER_ROLES:
+            reply(repo, issue["number"], f"Thanks @{user.get('login')}! Only people with write access to this repository can "
+                  "accept a new baseline; a maintainer can comment `/agenteval accept` if the change is intended.")
+            return EXIT_PASSED
+        repo.react(comment["id"], "eyes")
+        return accept(s, runner, repo, issue["number"], user.get("login", ""), command, comment["id"])
+    except (Refused, AgentevalError) as exc:  # e.g. a case id that is not in the results
+        runner.log_untrusted(str(exc))
+        if repo is not None and issue.get("number"):
+            reply(repo, issue["number"], str(exc))
+        return EXIT_FAILED
+
+
+def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: str, command: AcceptCommand, comment_id: int) -> int:
+    pull = repo.pull(number)
+    results = results_of_head(s, repo, pull)
+    path = baseline_repo_path(s)
+    current = repo.get_file(path, pull.head.sha)
+    new = baseline_from_results(results, parse_baseline(s, current), command.cases, command.metrics, commit=pull.head.sha)
+    text = dump_baseline(new)
+    if pull.is_fork:
+        reply(repo, number, fork_instructions(path, current.text if current else "", text))
+        return EXIT_PASSED
+    if repo.pull(number).head.sha != pull.head.sha:
+        raise Refused("The PR's head moved while I was preparing the baseline; comment again once its new run has finished.")
+    what = " ".join(command.cases or ["all cases"]) + (f" (metrics: {', '.join(command.metrics)})" if command.metrics else "")
+    message = f"agenteval: accept baseline for {what}\n\nAccepted by @{login} in #{number} via /agenteval accept."
+    try:
+        commit = repo.put_file(path, text, branch=pull.head.ref, message=message, blob_sha=current.sha if current else None)
+    except Conflict:
+        raise Refused(f"`{path}` changed on the branch since I read it, so I did not overwrite it. Pull the latest changes "
+                      "and comment `/agenteval accept` again.") from None
+    repo.react(comment_id, "+1")
+    reply(repo, number, f"Baseline accepted by @{login} for {what}: committed `{path}` in {commit[:7]}.")
+    accepted = PullRequest(pull.number, PullRef(commit, pull.head.ref, pull.head.repo), pull.base, pull.state)
+    publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), s.results_dir / "results.json")
+    return EXIT_PASSED

@@ -1,0 +1,160 @@
+"""Compare results with a baseline and publish: files, job summary, comment, check, outputs."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..baseline import load_baseline
+from ..gate import Comparison, compare
+from ..github import Annotation, Forbidden, GitHubError, NotFound, PullRequest, Repo
+from ..project import read_project_config
+from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
+from ..results_file import write_atomic
+from ..schema import Results
+from ..schema.baseline import Baseline
+from ..schema.settings import GateSettings
+from ..workflow import Runner
+from .settings import ActionSettings
+
+FAILING_OUTCOMES = ("regressed", "newly_failing")
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a verdict goes: the PR (if any), the commit the check belongs to, and whether we may write."""
+
+    pull: PullRequest | None
+    head_sha: str
+    can_write: bool
+    read_only_reason: str = ""
+
+
+@dataclass(frozen=True)
+class BaselineChoice:
+    baseline: Baseline | None
+    path: str  # repo-relative
+    edited_by_pull: bool = False
+
+
+def baseline_repo_path(s: ActionSettings) -> str:
+    config_path = s.in_workspace(s.config)
+    baseline = config_path.parent / read_project_config(config_path).baseline
+    return Path(os.path.relpath(baseline, s.workspace)).as_posix()
+
+
+def gate_settings(s: ActionSettings) -> GateSettings:
+    gate = read_project_config(s.in_workspace(s.config)).gate
+    return gate.model_copy(update={"fail_on": s.fail_on}) if s.fail_on else gate
+
+
+def choose_baseline(s: ActionSettings, repo: Repo | None, pull: PullRequest | None) -> BaselineChoice:
+    """A PR is graded against its base branch's baseline, never the one it brings along."""
+    path = baseline_repo_path(s)
+    if pull is None or repo is None:
+        return BaselineChoice(load_baseline(s.in_workspace(path)), path)
+    base = repo.get_file(path, pull.base.sha)
+    head = repo.get_file(path, pull.head.sha)
+    edited = (base.text if base else None) != (head.text if head else None)
+    if base is None:
+        return BaselineChoice(None, path, edited)
+    copy = s.results_dir / "base-baseline.json"
+    write_atomic(copy, base.text)
+    return BaselineChoice(load_baseline(copy), path, edited)
+
+
+def line_of_case(path: Path, eval_id: str) -> int:
+    """The line of `"eval_id": "<id>"` in an eval set file (1 if we cannot find it)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return 1
+    pattern = re.compile(r'"(?:eval_id|evalId|name)"\s*:\s*' + re.escape(f'"{eval_id}"'))
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else 1
+
+
+def failing_annotations(s: ActionSettings, comparison: Comparison, results: Results) -> list[Annotation]:
+    files = {(c.suite, c.eval_set_id, c.eval_id): c.eval_set_file for c in results.cases}
+    notes = []
+    for case in comparison.cases:
+        file = files.get((case.suite, case.eval_set_id, case.eval_id))
+        if case.outcome not in FAILING_OUTCOMES or not file:
+            continue
+        counted = [m.name for m in case.metrics if m.counted] or [m.name for m in case.metrics if m.candidate_status == "FAILED"]
+        message = f"{case.outcome.replace('_', ' ')}: {', '.join(counted) or 'see the report'}"
+        if case.note:
+            message += f"\n{case.note}"
+        path = Path(os.path.relpath(s.in_workspace(file), s.workspace)).as_posix()
+        notes.append(Annotation(path, line_of_case(s.in_workspace(file), case.eval_id), "failure", f"{case.eval_id} {case.outcome}", message))
+    return notes
+
+
+def write_reports(s: ActionSettings, comparison: Comparison, results: Results, comment: str) -> Path:
+    s.results_dir.mkdir(parents=True, exist_ok=True)
+    write_atomic(s.results_dir / "comment.md", comment)
+    write_atomic(s.results_dir / "comparison.json", comparison_json(comparison))
+    write_atomic(s.results_dir / "junit.xml", render_junit(results, comparison))
+    report = s.results_dir / "report.html"
+    write_atomic(report, render_html(comparison, results))
+    return report
+
+
+def post_comment(repo: Repo, runner: Runner, target: Target, suite: str, body: str) -> str:
+    try:
+        return repo.upsert_comment(target.pull.number, comment_marker(suite), body).html_url
+    except (Forbidden, NotFound) as exc:
+        runner.warning(f"could not post the PR comment ({exc.status}: {exc.message}); the job summary has the report")
+        return ""
+
+
+def post_check(s: ActionSettings, repo: Repo, runner: Runner, target: Target, comparison: Comparison,
+               summary: str, annotations: list[Annotation]) -> None:
+    """A check run; a token that may not create one (403/404, e.g. a fork's) gets a commit status instead."""
+    conclusion = "success" if comparison.verdict == "passed" else "failure"
+    title = f"{comparison.verdict}: {comparison.regressions} regression(s)"
+    try:
+        repo.create_check(s.check_name, target.head_sha, conclusion, title, summary, annotations=annotations, details_url=s.run_url or None)
+        return
+    except (Forbidden, NotFound) as exc:
+        runner.warning(f"could not create a check run ({exc.status}: {exc.message}); setting a commit status instead")
+    try:
+        repo.create_status(target.head_sha, conclusion, s.check_name, title, s.run_url or None)
+    except GitHubError as exc:
+        runner.warning(f"could not set a commit status either ({exc.status}: {exc.message}); the step's exit code carries the verdict")
+
+
+def emit_errors(runner: Runner, annotations: list[Annotation]) -> None:
+    for note in annotations:
+        if not runner.error(note.message, file=note.path, line=note.line, title=note.title):
+            break
+
+
+def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Results, choice: BaselineChoice,
+            target: Target, results_path: Path) -> int:
+    comparison = compare(results, choice.baseline, gate_settings(s))
+    comparison = dataclasses.replace(comparison, baseline_edited=choice.edited_by_pull)
+    suite = s.suite or ",".join(results.suites)  # one sticky comment per suite (or per set of suites)
+    comment = render_comment(comparison, results, suite=suite, baseline_path=choice.path)
+    summary = render_summary(comparison, results, baseline_path=choice.path)
+    report = write_reports(s, comparison, results, comment)
+    runner.add_summary(summary)
+    annotations = failing_annotations(s, comparison, results)
+    comment_url = ""
+    if repo is None or not target.can_write:
+        runner.notice(f"agenteval: not posting a comment or check ({target.read_only_reason or 'no token'}); "
+                      f"the verdict is in the job summary and {s.results_dir.name}/")
+    else:
+        if s.comment and target.pull is not None:
+            comment_url = post_comment(repo, runner, target, suite, comment)
+        if s.check and target.head_sha:
+            post_check(s, repo, runner, target, comparison, summary, annotations)
+    emit_errors(runner, annotations)
+    for name, value in {"verdict": comparison.verdict, "regressions": str(comparison.regressions),
+                        "results-path": str(results_path), "comment-url": comment_url, "report-path": str(report)}.items():
+        runner.set_output(name, value)
+    print(f"agenteval: {comparison.verdict} ({comparison.regressions} regression(s))")
+    return comparison.exit_code

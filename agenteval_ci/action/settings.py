@@ -1,0 +1,92 @@
+"""The action's settings, read once from the runner's environment into a typed record."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UsageError
+from ..workflow import input_flag, input_value, read_event
+
+MODES = ("auto", "run", "publish", "accept", "merge")
+FAIL_ON = ("", "regression", "threshold", "never")
+MODE_BY_EVENT = {
+    "pull_request": "run", "pull_request_target": "run", "push": "run", "workflow_dispatch": "run",
+    "schedule": "run", "merge_group": "run", "workflow_run": "publish", "issue_comment": "accept",
+}
+
+
+@dataclass(frozen=True)
+class ActionSettings:
+    token: str = field(repr=False)  # never printed: masked in the log, hidden from repr
+    repository: str
+    api_url: str
+    server_url: str
+    event_name: str
+    event: dict[str, Any] = field(repr=False)
+    sha: str
+    run_id: str
+    workspace: Path
+    config: str
+    mode: str
+    suite: str
+    shard: str
+    fail_on: str
+    comment: bool
+    check: bool
+    install: str
+    results_dir: Path
+    artifact_name: str
+    check_name: str
+
+    @property
+    def run_url(self) -> str:
+        return f"{self.server_url}/{self.repository}/actions/runs/{self.run_id}" if self.run_id else ""
+
+    def in_workspace(self, path: str | Path) -> Path:
+        return Path(path) if Path(path).is_absolute() else self.workspace / path
+
+
+def resolve_mode(mode: str, event_name: str) -> str:
+    if mode != "auto":
+        return mode
+    if event_name not in MODE_BY_EVENT:
+        raise UsageError(f"mode 'auto' does not know the event '{event_name}'; set the input 'mode' to one of {', '.join(MODES[1:])}")
+    return MODE_BY_EVENT[event_name]
+
+
+def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
+    mode = input_value(env, "mode", "auto")
+    if mode not in MODES:
+        raise UsageError(f"input 'mode' must be one of {', '.join(MODES)}, not {mode!r}")
+    fail_on = input_value(env, "fail-on")
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"input 'fail-on' must be one of {', '.join(FAIL_ON[1:])}, not {fail_on!r}")
+    workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+    event_name = env.get("GITHUB_EVENT_NAME", "")
+    suite = input_value(env, "suite")
+    return ActionSettings(
+        token=input_value(env, "github-token") or env.get("GITHUB_TOKEN", ""),
+        repository=env.get("GITHUB_REPOSITORY", ""),
+        api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
+        server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
+        event_name=event_name,
+        event=read_event(env.get("GITHUB_EVENT_PATH")),
+        sha=env.get("GITHUB_SHA", ""),
+        run_id=env.get("GITHUB_RUN_ID", ""),
+        workspace=workspace,
+        config=input_value(env, "config", "agenteval.yaml"),
+        mode=resolve_mode(mode, event_name),
+        suite=suite,
+        shard=input_value(env, "shard"),
+        fail_on=fail_on,
+        comment=input_flag(env, "comment", True),
+        check=input_flag(env, "check", True),
+        install=input_value(env, "install"),
+        results_dir=workspace / input_value(env, "results-dir", "agenteval-results"),
+        artifact_name=input_value(env, "artifact-name", "agenteval-results"),
+        check_name=f"agenteval ({suite})" if suite else "agenteval",
+    )

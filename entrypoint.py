@@ -1,0 +1,5 @@
+"""The container action's entry point (see action.yml and Dockerfile)."""
+
+from agenteval_ci.action import main
+
+raise SystemExit(main())

@@ -1,0 +1,105 @@
+"""Mode accept end to end: `/agenteval accept` comments against the fake GitHub."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agenteval_ci.schema.baseline import Baseline
+from tests.fakes.github import blob_sha
+
+from .harness import BASE_SHA, BASELINE, HEAD_SHA, comment_event, make_repo, results_text, run_action
+
+
+@pytest.fixture(scope="module")
+def broken_results(tmp_path_factory) -> str:
+    return results_text(make_repo(tmp_path_factory.mktemp("broken") / "repo", broken=True))
+
+
+@pytest.fixture
+def pull(github, good_baseline, broken_results):
+    """PR #7 whose head run uploaded regressed results; `maintainer` may write, `visitor` may read."""
+    github.add_pull(7, head_sha=HEAD_SHA, head_ref="feature", base_sha=BASE_SHA)
+    github.set_files(BASE_SHA, {BASELINE: good_baseline})
+    github.set_files(HEAD_SHA, {BASELINE: good_baseline})
+    github.set_files("feature", {BASELINE: good_baseline})
+    github.collaborators.update({"maintainer": "maintain", "visitor": "read"})
+    pull_file = json.dumps({"number": 7, "head_sha": HEAD_SHA}).encode()
+    github.add_run(HEAD_SHA, {"agenteval-results": {"results.json": broken_results.encode(), "pull.json": pull_file}})
+    github.add_comment(7, "/agenteval accept", login="maintainer")  # the comment the event is about
+    return github
+
+
+def accept(tmp_path, github, body: str = "/agenteval accept", **who):
+    comment_id = github.all_comments()[-1]["id"] if github.all_comments() else 555
+    return run_action(tmp_path, make_repo(tmp_path / "repo"), github.base_url, "issue_comment",
+                      comment_event(body, comment_id=comment_id, **who))
+
+
+def test_a_writer_commits_the_head_results_as_the_baseline(tmp_path, pull, good_baseline, broken_results):
+    run = accept(tmp_path, pull)
+    assert run.code == 0, run.stderr + run.stdout
+    (commit,) = pull.commits
+    assert commit["branch"] == "feature" and "@maintainer" in commit["message"]
+    put = next(r for r in pull.requests if r.method == "PUT")
+    assert put.body["sha"] == blob_sha(good_baseline)
+    committed = Baseline.model_validate_json(pull.files["feature"][BASELINE])
+    assert committed.provenance.commit == HEAD_SHA
+    assert committed.case("home", "home_basic", "set_thermostat").status.value == "FAILED"
+    assert {r["content"] for r in pull.reactions} == {"eyes", "+1"}
+    (check,) = pull.check_runs.values()
+    assert check["head_sha"] == commit["sha"] and check["conclusion"] == "success"
+    assert any("Baseline accepted by @maintainer" in c["body"] for c in pull.all_comments())
+
+
+def test_one_case_and_one_metric(tmp_path, pull, good_baseline):
+    run = accept(tmp_path, pull, "/agenteval accept set_thermostat --metric tool_trajectory_avg_score")
+    assert run.code == 0, run.stderr + run.stdout
+    committed = Baseline.model_validate_json(pull.files["feature"][BASELINE])
+    old = Baseline.model_validate_json(good_baseline)
+    assert committed.case("home", "home_basic", "kitchen_light_on") == old.case("home", "home_basic", "kitchen_light_on")
+    assert committed.case("home", "home_basic", "set_thermostat") != old.case("home", "home_basic", "set_thermostat")
+
+
+def test_a_read_only_user_gets_a_polite_reply_and_no_change(tmp_path, pull):
+    run = accept(tmp_path, pull, login="visitor")
+    assert run.code == 0 and pull.commits == [] and pull.reactions == []
+    assert "Only people with write access" in pull.all_comments()[-1]["body"]
+
+
+def test_bots_and_plain_comments_are_ignored(tmp_path, pull):
+    before = len(pull.requests)
+    assert accept(tmp_path, pull, login="renovate[bot]", user_type="Bot").code == 0
+    assert accept(tmp_path, pull, "looks good to me").code == 0
+    assert len(pull.requests) == before and pull.commits == []
+
+
+def test_an_issue_that_is_not_a_pr_is_refused(tmp_path, pull):
+    run = run_action(tmp_path, make_repo(tmp_path / "repo"), pull.base_url, "issue_comment",
+                     comment_event("/agenteval accept", is_pull=False, number=9))
+    assert run.code == 1 and pull.commits == []
+    assert "pull requests only" in pull.comments[9][-1]["body"]
+
+
+def test_refused_when_the_head_moved_since_the_evaluation(tmp_path, pull):
+    pull.pulls[7]["head"]["sha"] = "d" * 40
+    run = accept(tmp_path, pull)
+    assert run.code == 1 and pull.commits == []
+    assert "head commit ddddddd" in pull.all_comments()[-1]["body"]
+
+
+def test_a_conflicting_baseline_change_is_not_overwritten(tmp_path, pull, good_baseline):
+    pull.set_files("feature", {BASELINE: good_baseline + " "})  # someone pushed a change after the head run
+    run = accept(tmp_path, pull)
+    assert run.code == 1 and pull.commits == []
+    assert pull.files["feature"][BASELINE] == good_baseline + " "
+    assert "did not overwrite" in pull.all_comments()[-1]["body"]
+
+
+def test_a_fork_pr_gets_the_patch_instead_of_a_commit(tmp_path, pull):
+    pull.pulls[7]["head"]["repo"]["full_name"] = "someone/agent-fork"
+    run = accept(tmp_path, pull)
+    assert run.code == 0 and pull.commits == []
+    reply = pull.all_comments()[-1]["body"]
+    assert "```diff\n--- a/.agenteval/baseline.json\n+++ b/.agenteval/baseline.json" in reply and "git apply" in reply
