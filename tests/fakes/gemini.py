@@ -100,6 +100,10 @@ def function_call_reply(calls: list[tuple[str, dict[str, Any]]], prompt_tokens: 
     return _reply([{"functionCall": {"name": n, "args": a}} for n, a in calls], prompt_tokens, output_tokens)
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 resets connections under a judge's 32 parallel calls
+
+
 @dataclass
 class FakeGemini:
     responder: Responder = field(default=lambda req: text_reply("ok"))
@@ -112,7 +116,7 @@ class FakeGemini:
         self._in_flight = 0
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
