@@ -292,25 +292,26 @@ def _hard_breaks(pairs: dict[str, list[_Pair]], alpha: float) -> dict[str, set[s
 
 
 def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
-    """Each rubric's pass rate over the cases that have it, baseline vs PR."""
+    """Each rubric's pass rate, baseline vs PR, over the same cases: the comparable ones
+    (every case when there is no baseline)."""
     old_rates: dict[str, list[float]] = {}
     new_rates: dict[str, list[float]] = {}
     for case in results.cases:
-        metric = case.metrics.get(name)
-        if metric is None:
+        if name not in case.metrics:
             continue
-        for rubric, rate in rubric_pass_rates(metric).items():
-            new_rates.setdefault(rubric, []).append(rate)
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
-        if old is not None and comparable(old, case, name):
-            for rubric, rate in old.metrics[name].rubrics.items():
-                old_rates.setdefault(rubric, []).append(rate)
+        if baseline is not None and (old is None or not comparable(old, case, name)):
+            continue
+        for rubric, rate in rubric_pass_rates(case.metrics[name]).items():
+            new_rates.setdefault(rubric, []).append(rate)
+        for rubric, rate in old.metrics[name].rubrics.items() if old else ():
+            old_rates.setdefault(rubric, []).append(rate)
     return tuple(
         RubricSummary(
             rubric_id=rubric,
             baseline_rate=mean(old_rates[rubric]) if rubric in old_rates else None,
             candidate_rate=mean(new_rates[rubric]) if rubric in new_rates else None,
-            cases=len(new_rates.get(rubric, [])),
+            cases=max(len(new_rates.get(rubric, [])), len(old_rates.get(rubric, []))),
         )
         for rubric in sorted(set(old_rates) | set(new_rates))
     )

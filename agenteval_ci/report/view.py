@@ -110,23 +110,22 @@ def _worst_run(result: CaseResult, metric: str | None) -> RunRecord | None:
     return result.runs[scores.index(min(scores))]
 
 
-def _rationale(metric: MetricResult | None) -> str:
+def _rationale(metrics: list[MetricResult]) -> str:
     """The judge's words on what failed: failed rubrics first, then per-turn reasons."""
-    if metric is None:
-        return ""
     lines: list[str] = []
-    for run in metric.runs:
-        lines += [f"{v.rubric_id}: {v.rationale}" for v in run.rubric_scores or [] if v.score == 0 and v.rationale]
-        lines += [p.reason for p in run.per_invocation if p.reason and p.status == Status.FAILED]
+    for metric in metrics:
+        for run in metric.runs:
+            lines += [f"{v.rubric_id}: {v.rationale}" for v in run.rubric_scores or [] if v.score == 0 and v.rationale]
+            lines += [p.reason for p in run.per_invocation if p.reason and p.status == Status.FAILED]
     unique = list(dict.fromkeys(line.strip() for line in lines if line.strip()))
     text = "\n".join(unique)
     return text if len(text) <= RATIONALE_CHARS else text[: RATIONALE_CHARS - 1] + "…"
 
 
-def _focus_metric(outcome: CaseOutcome) -> str | None:
+def _worse_metrics(outcome: CaseOutcome) -> list[str]:
+    """The metrics that matter for this case: those counted as regressions, else those failing."""
     counted = [m.name for m in outcome.metrics if m.counted]
-    failed = [m.name for m in outcome.metrics if m.candidate_status == Status.FAILED.value]
-    return (counted or failed or [None])[0]
+    return counted or [m.name for m in outcome.metrics if m.candidate_status == Status.FAILED.value]
 
 
 def _expected(result: CaseResult) -> list[Invocation]:
@@ -134,8 +133,8 @@ def _expected(result: CaseResult) -> list[Invocation]:
 
 
 def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
-    focus = _focus_metric(outcome)
-    run = _worst_run(result, focus) if result else None
+    worse = _worse_metrics(outcome)
+    run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
     show_diffs = result is not None and outcome.outcome in ("regressed", "newly_failing", "new", "flaky")
@@ -150,7 +149,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
         counted=tuple(m.name for m in outcome.metrics if m.counted),
         trajectory_diff=trajectory_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
         response_diff=response_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
-        rationale=_rationale(result.metrics.get(focus)) if result and focus else "",
+        rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
         result=result,
     )
 

@@ -39,14 +39,14 @@ def write_eval_set(path: Path, cases: dict[str, list[Turn]], eval_set_id: str = 
 
 
 def score(tmp_path: Path, expected: dict[str, list[Turn]], runs: list[dict[str, list[Turn]]], name: str = "results.json",
-          config: dict | None = None, rubrics: dict[str, list] | None = None) -> Results:
+          config: dict | None = None, rubrics: dict[str, list] | None = None, flags: list[str] | None = None) -> Results:
     """Score `runs` (each: eval_id -> actual turns) against `expected` through the CLI."""
     folder = tmp_path / name.replace(".json", "")
     folder.mkdir(parents=True, exist_ok=True)
     evalset = write_eval_set(folder / "home.evalset.json", expected, rubrics=rubrics)
     if config is not None:
         (folder / "test_config.json").write_text(json.dumps(config))
-    args = ["score", str(evalset), "--json", str(tmp_path / name)]
+    args = ["score", str(evalset), "--json", str(tmp_path / name), *(flags or [])]
     for i, actual in enumerate(runs):
         args += ["--actual", str(write_eval_set(folder / f"run{i}.json", actual))]
     assert main(args) in (0, 1)

@@ -1,0 +1,33 @@
+"""JUnit XML: one testcase per eval case; failures name the failed and regressed metrics."""
+
+from __future__ import annotations
+
+from xml.etree import ElementTree as ET
+
+from agenteval_ci.baseline import baseline_from_results
+from agenteval_ci.gate import compare
+from agenteval_ci.report import render_junit
+from agenteval_ci.schema.settings import GateSettings
+from tests.report.scored import EXPECTED, lights, score
+
+
+def test_one_testcase_per_case_with_failure_text(tmp_path):
+    base = score(tmp_path, EXPECTED, [EXPECTED], "base.json")
+    new = score(tmp_path, EXPECTED, [{**EXPECTED, "lights": lights(on=True)}], "new.json")
+    root = ET.fromstring(render_junit(new, compare(new, baseline_from_results(base), GateSettings())))
+    suite = root.find("testsuite")
+    assert suite.get("name") == "default" and suite.get("tests") == "3" and suite.get("failures") == "1"
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert set(cases) == {"lights", "weather", "music"}
+    failure = cases["lights"].find("failure")
+    assert failure.get("message") == "failed: tool_trajectory_avg_score"
+    assert "tool_trajectory_avg_score: 0.000 < threshold 1" in failure.text
+    assert "tool_trajectory_avg_score: regressed from the baseline" in failure.text
+    assert cases["weather"].find("failure") is None
+
+
+def test_without_a_comparison_failures_are_threshold_failures(tmp_path):
+    new = score(tmp_path, EXPECTED, [{**EXPECTED, "music": lights()}], "new.json")
+    root = ET.fromstring(render_junit(new))
+    failing = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+    assert failing == ["music"]
