@@ -72,7 +72,7 @@ def parse_outputs(path: Path) -> dict[str, str]:
 
 
 def run_action(tmp: Path, repo: Path, api_url: str, event_name: str, event: dict[str, Any],
-               inputs: dict[str, str] | None = None, token: str = TOKEN) -> ActionRun:
+               inputs: dict[str, str] | None = None, token: str = TOKEN, container: str | None = None) -> ActionRun:
     event_path, output_path, summary_path = tmp / "event.json", tmp / "output.txt", tmp / "summary.md"
     event_path.write_text(json.dumps(event))
     for path in (output_path, summary_path):
@@ -86,9 +86,21 @@ def run_action(tmp: Path, repo: Path, api_url: str, event_name: str, event: dict
         "INPUT_GITHUB-TOKEN": token, "INPUT_CONFIG": "agenteval.yaml",
     }
     env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
-    done = subprocess.run([sys.executable, str(ROOT / "entrypoint.py")], env=env, cwd=tmp,
-                          capture_output=True, text=True, timeout=120)
+    command = [sys.executable, str(ROOT / "entrypoint.py")] if container is None else in_container(container, env, [tmp, repo])
+    done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
     return ActionRun(done.returncode, done.stdout, done.stderr, parse_outputs(output_path), summary_path.read_text())
+
+
+def in_container(image: str, env: dict[str, str], mounts: list[Path]) -> list[str]:
+    """`podman run` of the action's image as the runner would: same paths mounted, env passed by name."""
+    command = ["podman", "--runtime", "runc", "run", "--rm", "--network", "host",
+               "--ulimit", "nofile=20000:20000", "--ulimit", "nproc=20000:20000", "--workdir", str(mounts[0])]
+    for mount in dict.fromkeys(mounts):
+        command += ["--volume", f"{mount}:{mount}"]
+    for name in env:
+        if name not in ("PATH", "HOME"):
+            command += ["--env", name]
+    return [*command, image]
 
 
 def pull_request_event(number: int = 7, head_sha: str = HEAD_SHA, head_repo: str = "octo/agent") -> dict[str, Any]:
