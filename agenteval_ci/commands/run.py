@@ -59,7 +59,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--config_file_path belongs to adk eval's form (AGENT_DIR EVAL_SET...); in agenteval.yaml use a suite's eval_config")
     project = load_project(args.config or DEFAULT_CONFIG, args.suite)
     print_warnings(project.warnings)
-    results = run_suites(project.suites, project.config.judge, shard)
+    # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
+    judge = project.config.judge
+    judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
+    results = run_suites(project.suites, judge, shard)
     _output(results, args)
     return EXIT_PASSED if results.passed else EXIT_FAILED
 
