@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Awaitable
 
 from .fingerprint import case_fingerprint
 from .loader import ConfiguredMetric
@@ -29,16 +29,28 @@ class CaseToScore:
     suite: str = "default"
 
 
-async def _evaluate(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Any) -> MetricRun:
+def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Any) -> MetricRun | Awaitable[MetricRun]:
+    """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
     if metric.spec.needs_expected and item.case.conversation is None:
         return not_evaluated(f"{metric.name} compares with an expected conversation; a conversation_scenario case has none")
-    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge)
-    result = metric.spec.evaluate(inp)
-    if inspect.isawaitable(result):
-        result = await result
-    if metric.spec.informational and result.score is not None:
+    return metric.spec.evaluate(MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge))
+
+
+def _finish(metric: ConfiguredMetric, result: MetricRun) -> MetricRun:
+    if metric.spec.informational and result.score is not None and result.status != Status.INFORMATIONAL:
         result = result.model_copy(update={"status": Status.INFORMATIONAL})
     return result
+
+
+async def _evaluate_all(item: CaseToScore, judge: Any) -> list[list[MetricRun]]:
+    """Per metric, per run. Only awaitables go through asyncio: thousands of cheap
+    deterministic scores would otherwise spend most of their time in the event loop."""
+    started = [[_start(m, item, run, judge) for run in item.runs] for m in item.metrics]
+    pending = [r for runs in started for r in runs if inspect.isawaitable(r)]
+    if pending:
+        done = iter(await asyncio.gather(*pending))
+        started = [[next(done) if inspect.isawaitable(r) else r for r in runs] for runs in started]
+    return [[_finish(m, r) for r in runs] for m, runs in zip(item.metrics, started)]  # type: ignore[arg-type]
 
 
 def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
@@ -77,9 +89,7 @@ def case_status(metrics: dict[str, MetricResult], runs: list[RunRecord]) -> tupl
 
 
 async def score_case(item: CaseToScore, judge: Any = None) -> CaseResult:
-    per_metric = await asyncio.gather(
-        *(asyncio.gather(*(_evaluate(m, item, run, judge) for run in item.runs)) for m in item.metrics)
-    )
+    per_metric = await _evaluate_all(item, judge)
     metrics = {m.name: aggregate(m, list(runs)) for m, runs in zip(item.metrics, per_metric)}
     status, reason = case_status(metrics, item.runs)
     return CaseResult(

@@ -9,13 +9,18 @@ value for value (tests/metrics/test_differential.py).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, Callable, Optional
 
 from ..schema import Invocation, InvocationEvents, InvocationScore, MetricRun, Status, UsageMetadata
 from .base import MetricInput
 
 _NOT_AVAILABLE = "not available for this invocation"
+
+
+def _as_dict(breakdown: Any) -> dict[str, Optional[float]]:
+    """A flat breakdown as a dict (dataclasses.asdict deep-copies, which costs in hot loops)."""
+    return dict(vars(breakdown))
 
 
 def _informational(score: Optional[float], details: Optional[dict] = None) -> InvocationScore:
@@ -77,6 +82,9 @@ class TokenBreakdown:
     reasoning_tokens: Optional[float] = None
 
 
+_TOKEN_FIELDS = tuple(f.name for f in fields(TokenBreakdown))
+
+
 def _add(total: Optional[float], count: Optional[float]) -> Optional[float]:
     return total if count is None else (total or 0) + count
 
@@ -108,17 +116,17 @@ def token_breakdown(invocation: Invocation) -> TokenBreakdown:
 
 def _as_floats(breakdown: TokenBreakdown) -> TokenBreakdown:
     """ADK stores the counts as floats; so do we, so the JSON reads the same."""
-    return TokenBreakdown(**{k: None if v is None else float(v) for k, v in asdict(breakdown).items()})
+    return TokenBreakdown(**{k: None if v is None else float(v) for k, v in vars(breakdown).items()})
 
 
 def _average_tokens(all_details: list[TokenBreakdown]) -> TokenBreakdown:
     """Each count over every invocation (a count a call left out is zero for that turn),
     None only when no invocation reported it at all."""
     averaged = {}
-    for f in fields(TokenBreakdown):
-        values = [getattr(d, f.name) for d in all_details]
+    for name in _TOKEN_FIELDS:
+        values = [getattr(d, name) for d in all_details]
         present = [v for v in values if v is not None]
-        averaged[f.name] = sum(present) / len(values) if present else None
+        averaged[name] = sum(present) / len(values) if present else None
     return TokenBreakdown(**averaged)
 
 
@@ -129,11 +137,11 @@ def _breakdown_metric(
 
     def evaluate(inp: MetricInput) -> MetricRun:
         all_details = [breakdown_of(actual) for actual in inp.actual]
-        per_invocation = [_informational(getattr(d, headline), asdict(d)) for d in all_details]
+        per_invocation = [_informational(getattr(d, headline), _as_dict(d)) for d in all_details]
         if not per_invocation:
             return _run(per_invocation, None)
         overall = average(all_details)
-        return _run(per_invocation, getattr(overall, headline), asdict(overall))
+        return _run(per_invocation, getattr(overall, headline), _as_dict(overall))
 
     return evaluate
 
@@ -154,6 +162,9 @@ class DurationBreakdown:
     framework_seconds: Optional[float] = None
 
 
+_DURATION_FIELDS = tuple(f.name for f in fields(DurationBreakdown))
+
+
 def duration_breakdown(invocation: Invocation) -> DurationBreakdown:
     if invocation.duration is None:
         return DurationBreakdown()
@@ -168,9 +179,9 @@ def duration_breakdown(invocation: Invocation) -> DurationBreakdown:
 def _average_durations(all_details: list[DurationBreakdown]) -> DurationBreakdown:
     """Each part over the timed invocations only; an untimed turn is not a fast one."""
     averaged = {}
-    for f in fields(DurationBreakdown):
-        present = [getattr(d, f.name) for d in all_details if getattr(d, f.name) is not None]
-        averaged[f.name] = round(sum(present) / len(present), 3) if present else None
+    for name in _DURATION_FIELDS:
+        present = [getattr(d, name) for d in all_details if getattr(d, name) is not None]
+        averaged[name] = round(sum(present) / len(present), 3) if present else None
     return DurationBreakdown(**averaged)
 
 

@@ -9,6 +9,7 @@ and stems every word again, which dominates its cost. Scores are bit-identical
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 from functools import lru_cache
@@ -38,7 +39,12 @@ def _is_mark(char: str) -> bool:
     return unicodedata.category(char).startswith("M")
 
 
-def tokenize(text: str) -> list[str]:
+_ASCII_SEPARATORS = re.compile(r"[^a-z0-9]+")
+
+
+def _words(text: str) -> list[str]:
+    if text.isascii():  # fast path, same words: NFKC leaves ASCII alone; ASCII alnum is [a-z0-9]
+        return _ASCII_SEPARATORS.sub(" ", text.lower()).split()
     text = unicodedata.normalize("NFKC", text).lower()
     chars: list[str] = []
     for char in text:
@@ -52,13 +58,18 @@ def tokenize(text: str) -> list[str]:
             chars.append(char)
         else:
             chars.append(" ")
+    return "".join(chars).split()
+
+
+@lru_cache(maxsize=8192)
+def tokenize(text: str) -> tuple[str, ...]:
     tokens: list[str] = []
-    for word in "".join(chars).split():
+    for word in _words(text):
         if word.isascii():
             tokens.extend(_ascii_word_tokens(word))
         else:
             tokens.append(word)
-    return tokens
+    return tuple(tokens)
 
 
 def rouge1_fmeasure(candidate: str, reference: str) -> float:

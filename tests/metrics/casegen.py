@@ -57,10 +57,10 @@ def _call(rng: random.Random) -> Json:
     return call
 
 
-def _reply(rng: random.Random) -> str:
+def _reply(rng: random.Random, words_per_reply: tuple[int, int] = (3, 18)) -> str:
     if rng.random() < 0.2:
         return rng.choice(UNICODE_REPLIES)
-    words = [rng.choice(ENGLISH) for _ in range(rng.randint(3, 18))]
+    words = [rng.choice(ENGLISH) for _ in range(rng.randint(*words_per_reply))]
     return " ".join(words).capitalize() + rng.choice([".", "!", "?", ""])
 
 
@@ -223,7 +223,9 @@ def _timed(rng: random.Random, invocation: Json) -> Json:
 # ---------------------------------------------------------------- cases
 
 
-def generate(seed: int, num_cases: int, eval_set_id: str = "generated") -> tuple[Json, Json]:
+def generate(
+    seed: int, num_cases: int, eval_set_id: str = "generated", words_per_reply: tuple[int, int] = (3, 18)
+) -> tuple[Json, Json]:
     """(expected EvalSet JSON, actual EvalSet JSON) with the same eval_ids."""
     rng = random.Random(seed)
     expected_cases, actual_cases = [], []
@@ -233,7 +235,7 @@ def generate(seed: int, num_cases: int, eval_set_id: str = "generated") -> tuple
         for turn in range(rng.choice([1, 1, 1, 2, 3])):
             query = f"request {index}.{turn}: " + " ".join(rng.choice(ENGLISH) for _ in range(5))
             calls = [_call(rng) for _ in range(rng.choice([0, 1, 1, 2, 3, 4]))]
-            reply = _reply(rng)
+            reply = _reply(rng, words_per_reply)
             expected_turns.append(_invocation(rng, query, copy.deepcopy(calls), reply, events=rng.random() < 0.2))
             actual_calls = rng.choice(CALL_PERTURBATIONS)(rng, copy.deepcopy(calls))
             actual = _invocation(rng, query, actual_calls, _perturb_reply(rng, reply), events=rng.random() < 0.6)
