@@ -6,6 +6,7 @@ Every problem names the file and the JSON path. Where ADK silently ignores somet
 
 from __future__ import annotations
 
+import hashlib
 import json
 import types
 import typing
@@ -22,7 +23,8 @@ from .fingerprint import metric_fingerprint
 from .metrics import REGISTRY, MetricSpec
 from .schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, EvalSet, Invocation
 from .schema.content import Content, FunctionCall, Part
-from .schema.eval_set import EvalCase, IntermediateData, SessionInput
+from .schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
+from .simulation import missing_placeholders, resolve_persona
 
 CONFIG_FILE_NAME = "test_config.json"
 
@@ -168,6 +170,8 @@ def load_eval_set(path: str | Path) -> LoadedEvalSet:
         return _load_legacy(name, data)
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", f"expected an EvalSet object or a list of queries, got {type(data).__name__}"))
+    if "scenarios" in data and "eval_cases" not in data:
+        return _load_scenarios_file(name, data)
     try:
         eval_set = EvalSet.model_validate(data)
     except pydantic.ValidationError as exc:
@@ -190,6 +194,23 @@ def _eval_set_warnings(name: str, data: dict[str, Any], eval_set: EvalSet) -> li
             warnings.append(Problem(name, f"$.eval_cases[{i}].eval_id", f"duplicate eval_id {case.eval_id!r}"))
         seen.add(case.eval_id)
     return warnings
+
+
+def _load_scenarios_file(name: str, data: dict[str, Any]) -> LoadedEvalSet:
+    """ADK's ConversationScenarios file (`adk eval_set add_eval_case --scenarios_file`): one
+    scenario case per entry, named as ADK names it (first 8 hex digits of the SHA-256 of the
+    scenario's JSON, keys sorted; a pre-built persona is hashed in our wording of it)."""
+    try:
+        scenarios = ConversationScenarios.model_validate(data).scenarios
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, ConversationScenarios)) from None
+    cases = []
+    for scenario in scenarios:
+        dumped = scenario.model_copy(update={"user_persona": resolve_persona(scenario.user_persona)}).model_dump()
+        eval_id = hashlib.sha256(json.dumps(dumped, sort_keys=True).encode("utf-8")).hexdigest()[:8]
+        cases.append(EvalCase(eval_id=eval_id, conversation_scenario=scenario))
+    eval_set = EvalSet(eval_set_id=name, name=name, eval_cases=cases)
+    return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, {}, eval_set))
 
 
 _LEGACY_KEYS = {"query", "expected_tool_use", "reference", "expected_intermediate_agent_responses"}
@@ -303,7 +324,22 @@ def load_eval_config(path: str | Path | None) -> LoadedEvalConfig:
         config = EvalConfig.model_validate(rest)
     except pydantic.ValidationError as exc:
         raise InputError(problems_from(exc, name, EvalConfig)) from None
+    _check_custom_instructions(name, config)
     return _resolve(name, config, raw_criteria, data)
+
+
+def _check_custom_instructions(name: str, config: EvalConfig) -> None:
+    custom = config.user_simulator_config.custom_instructions if config.user_simulator_config else None
+    missing = missing_placeholders(custom) if custom is not None else []
+    if missing:
+        raise InputError(
+            Problem(
+                name,
+                "$.user_simulator_config.custom_instructions",
+                "must be a jinja template using {{ stop_signal }}, {{ conversation_plan }} and {{ conversation_history }} "
+                f"(and {{{{ persona }}}} for scenarios with a persona); missing: {', '.join(missing)}",
+            )
+        )
 
 
 def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any], data: dict[str, Any] | None = None) -> LoadedEvalConfig:

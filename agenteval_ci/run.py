@@ -13,15 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from .agents import Agent, load_agent
+from .errors import InputError, Problem
 from .judge import make_judge, with_judge_stats
 from .metrics import adk_mean
 from .progress import Progress
 from .project import EvalSetToRun, Suite
-from .schema import CaseResult, EvalCase, MetricResult, MetricRun, Results, RunRecord, RunStats, ShardInfo, Status, TokenCounts
+from .schema import CaseResult, Content, EvalCase, Invocation, MetricResult, MetricRun, Results, RunRecord, RunStats, ShardInfo, Status, TokenCounts
+from .schema.eval_config import UserSimulatorConfig
 from .schema.settings import JudgeSettings
 from .results_file import new_results
 from .scoring import CaseToScore, score_all
 from .shards import in_shard
+from .simulation import SimulatedUser, SimulationFailed, missing_placeholders
 
 
 @dataclass(frozen=True)
@@ -53,20 +56,36 @@ def _tokens(run_invocations: list[Any]) -> TokenCounts:
     )
 
 
-async def run_conversation(agent: Agent, case: EvalCase, run_index: int, turn_timeout: float) -> RunRecord:
-    """Replay the case's user turns in order against one session."""
+@dataclass
+class ScriptedUser:
+    """The user of a fixed conversation: the case's user turns, in order."""
+
+    case: EvalCase
+
+    async def next_turn(self, so_far: list[Invocation]) -> Content | None:
+        turns = self.case.conversation or []
+        return turns[len(so_far)].user_content if len(so_far) < len(turns) else None
+
+
+async def run_conversation(
+    agent: Agent, case: EvalCase, run_index: int, turn_timeout: float, user: SimulatedUser | None = None
+) -> RunRecord:
+    """Play the user's turns against one session: the case's fixed turns, or a simulated user's."""
     started = time.monotonic()
-    invocations = []
+    invocations: list[Invocation] = []
     error = None
     conversation = None
+    source = user or ScriptedUser(case)
     try:
         conversation = await agent.start(case, run_index)
-        for turn, expected in enumerate(case.conversation or [], start=1):
+        while (user_content := await source.next_turn(invocations)) is not None:
             try:
-                invocations.append(await asyncio.wait_for(conversation.send(expected.user_content), turn_timeout))
+                invocations.append(await asyncio.wait_for(conversation.send(user_content), turn_timeout))
             except asyncio.TimeoutError:
-                error = f"turn {turn}: timed out after {turn_timeout:g}s"
+                error = f"turn {len(invocations) + 1}: timed out after {turn_timeout:g}s"
                 break
+    except SimulationFailed as exc:  # the simulated user, not the agent, failed: say so
+        error = f"turn {len(invocations) + 1}: {exc}"
     except Exception as exc:  # the agent's own failure: this run fails, the others go on
         error = f"turn {len(invocations) + 1}: {type(exc).__name__}: {exc}"
     finally:
@@ -84,15 +103,22 @@ async def run_conversation(agent: Agent, case: EvalCase, run_index: int, turn_ti
 # ---------------------------------------------------------------- all cases
 
 
-async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress) -> list[RunRecord]:
+def simulator_config(job: CaseJob) -> UserSimulatorConfig:
+    return job.eval_set.config.config.user_simulator_config or UserSimulatorConfig()
+
+
+def _simulated_user(job: CaseJob, judge: Any) -> SimulatedUser | None:
+    scenario = job.case.conversation_scenario
+    return SimulatedUser(scenario, simulator_config(job), judge) if scenario else None
+
+
+async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress, judge: Any) -> list[RunRecord]:
     async def one(run_index: int) -> RunRecord:
         async with bound:
-            return await run_conversation(agent, job.case, run_index, job.suite.turn_timeout_seconds)
+            user = _simulated_user(job, judge)
+            return await run_conversation(agent, job.case, run_index, job.suite.turn_timeout_seconds, user)
 
-    if job.case.conversation is None:  # a simulated-user scenario: needs the judge's user simulator
-        runs = [RunRecord(index=i) for i in range(job.suite.num_runs)]
-    else:
-        runs = list(await asyncio.gather(*(one(i) for i in range(job.suite.num_runs))))
+    runs = list(await asyncio.gather(*(one(i) for i in range(job.suite.num_runs))))
     progress.case_done(failed=any(r.error for r in runs))
     return runs
 
@@ -130,18 +156,29 @@ def _stats(cases: list[CaseResult], seconds: float) -> RunStats:
     )
 
 
-def _warnings(jobs: list[CaseJob]) -> list[str]:
-    return [
-        f"{job.eval_set.loaded.path}: case {job.case.eval_id!r} is a conversation_scenario (simulated user); "
-        "it was not run (user simulation needs the judge)"
-        for job in jobs
-        if job.case.conversation is None
-    ]
+def check_scenarios(jobs: list[CaseJob]) -> None:
+    """A scenario with a persona needs `{{ persona }}` in custom instructions (as in ADK);
+    found before any agent runs, naming the eval config."""
+    problems = []
+    for job in jobs:
+        scenario = job.case.conversation_scenario
+        custom = simulator_config(job).custom_instructions
+        if scenario and scenario.user_persona and custom is not None and missing_placeholders(custom, with_persona=True):
+            problems.append(
+                Problem(
+                    job.eval_set.config.path or "<default eval config>",
+                    "$.user_simulator_config.custom_instructions",
+                    f"case {job.case.eval_id!r} of {job.eval_set.loaded.path} has a user_persona, so custom_instructions "
+                    "must use {{ persona }} as well as {{ stop_signal }}, {{ conversation_plan }} and {{ conversation_history }}",
+                )
+            )
+    if problems:
+        raise InputError(problems)
 
 
 async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, progress: Progress) -> list[CaseResult]:
     bounds = {job.suite.name: asyncio.Semaphore(job.suite.concurrency) for job in jobs}
-    all_runs = await asyncio.gather(*(_run_case(agents[j.suite.name], j, bounds[j.suite.name], progress) for j in jobs))
+    all_runs = await asyncio.gather(*(_run_case(agents[j.suite.name], j, bounds[j.suite.name], progress, judge) for j in jobs))
     items = [
         CaseToScore(
             job.case,
@@ -165,6 +202,7 @@ def run_suites(
     """Load each suite's agent, run and score every case of this shard, return the results."""
     started = time.monotonic()
     jobs = plan(suites, shard)
+    check_scenarios(jobs)
     progress = progress or Progress(len(jobs))
     agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency) for s in suites if any(j.suite is s for j in jobs)}
     try:
@@ -180,6 +218,5 @@ def run_suites(
         num_runs=max((s.num_runs for s in suites), default=1),
         suites=[s.name for s in suites],
         stats=with_judge_stats(_stats(cases, time.monotonic() - started), judge.stats()),
-        warnings=_warnings(jobs),
         shard=shard,
     )

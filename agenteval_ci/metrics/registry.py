@@ -12,7 +12,7 @@ from ..schema import (
     SingleToolUseCriterion,
     ToolTrajectoryCriterion,
 )
-from . import efficiency, llm_conversation, llm_hallucinations, llm_match, llm_rubrics, rouge, trajectory, vertex
+from . import efficiency, llm_conversation, llm_hallucinations, llm_match, llm_rubrics, rouge, trajectory, user_simulator, vertex
 from .base import MetricInput, MetricSpec, not_evaluated
 
 
@@ -91,10 +91,11 @@ _SPECS = [
         "safety_v1", llm_conversation.SafetyCriterion, llm_conversation.evaluate_safety, "LLM judge: harmlessness of the response."
     ),
     _pending("response_evaluation_score", BaseCriterion, "Vertex coherence score (legacy)."),
-    _pending(
+    MetricSpec(
         "per_turn_user_simulator_quality_v1",
         LlmBackedUserSimulatorCriterion,
-        "LLM judge: does the simulated user follow its plan.",
+        user_simulator.evaluate,
+        "LLM judge: does the simulated user follow its plan and end on time.",
     ),
     MetricSpec("multi_turn_task_success_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_task_success_v1"), "LLM judge: was the task achieved."),
     MetricSpec("multi_turn_trajectory_quality_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_trajectory_quality_v1"), "LLM judge: trajectory quality."),
