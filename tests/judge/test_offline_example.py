@@ -20,7 +20,7 @@ def test_judged_suite_runs_offline_from_the_committed_cache(tmp_path, monkeypatc
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "http://127.0.0.1:9")  # nothing listens: a call would fail
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "results.json"
-    assert main(["run", "--config", str(EXAMPLE / "agenteval.yaml"), "--suite", "judged", "--json", str(out)]) == 0
+    assert main(["run", "--config", str(EXAMPLE / "judged" / "agenteval.yaml"), "--json", str(out)]) == 0
     results = json.loads(out.read_text())
     assert results["stats"]["judge_calls"] == 0 and results["stats"]["judge_cache_hits"] == 9
     case = next(c for c in results["cases"] if c["eval_id"] == "out_of_scope")

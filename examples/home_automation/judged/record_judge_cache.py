@@ -39,6 +39,6 @@ def rubric_judge(request: GeminiRequest) -> dict:
 if __name__ == "__main__":
     with FakeGemini(responder=rubric_judge) as fake:
         os.environ.update(fake.env())
-        code = main(["run", "--config", str(HERE.parent / "agenteval.yaml"), "--suite", "judged"])
+        code = main(["run", "--config", str(HERE / "agenteval.yaml")])
         print(f"recorded {len(fake.requests)} judge replies")
     raise SystemExit(code)
