@@ -15,25 +15,34 @@ from ..report import comparison_json, render_comment
 from ..results_file import read_results, write_atomic
 from ..schema import Results
 from ..schema.settings import GateSettings
+from ._common import add_config_option, project_settings
 
 HELP = "compare a results file with the baseline; exit 0 passed, 1 failed, 2 bad input"
 
 
+_GATE_FLAGS = ("fail_on", "tolerance", "confidence", "seed")
+
+
 def add_gate_options(parser: argparse.ArgumentParser) -> None:
+    """Flags override agenteval.yaml's `gate:` and `baseline:`, which override the defaults."""
     defaults = GateSettings()
-    parser.add_argument("--baseline", default=DEFAULT_BASELINE_PATH, help=f"the baseline file (default {DEFAULT_BASELINE_PATH})")
-    parser.add_argument("--fail-on", choices=["regression", "threshold", "never"], default=defaults.fail_on,
-                        help="regression: noise-aware comparison with the baseline; threshold: ADK's absolute rule; never: report only")
-    parser.add_argument("--tolerance", type=float, default=defaults.tolerance, help="a metric's mean may drop this much without failing")
-    parser.add_argument("--confidence", type=float, default=defaults.confidence, help="confidence level of the gate's tests")
-    parser.add_argument("--seed", type=int, default=defaults.seed, help="seed of the bootstrap (same inputs, same verdict)")
+    add_config_option(parser)
+    parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE_PATH})")
+    parser.add_argument("--fail-on", choices=["regression", "threshold", "never"],
+                        help=f"regression: noise-aware comparison with the baseline; threshold: ADK's absolute rule; never: report only (default {defaults.fail_on})")
+    parser.add_argument("--tolerance", type=float, help=f"a metric's mean may drop this much without failing (default {defaults.tolerance})")
+    parser.add_argument("--confidence", type=float, help=f"confidence level of the gate's tests (default {defaults.confidence})")
+    parser.add_argument("--seed", type=int, help=f"seed of the bootstrap: same inputs, same verdict (default {defaults.seed})")
 
 
-def gate_settings(args: argparse.Namespace) -> GateSettings:
+def baseline_and_gate(args: argparse.Namespace) -> tuple[Path, GateSettings]:
+    baseline, settings = project_settings(args.config)
+    overrides = {name: getattr(args, name) for name in _GATE_FLAGS if getattr(args, name) is not None}
     try:
-        return GateSettings(fail_on=args.fail_on, tolerance=args.tolerance, confidence=args.confidence, seed=args.seed)
+        settings = GateSettings.model_validate({**settings.model_dump(), **overrides})
     except pydantic.ValidationError as exc:
         raise UsageError("; ".join(f"--{e['loc'][0].replace('_', '-')}: {e['msg']}" for e in exc.errors())) from None
+    return Path(args.baseline) if args.baseline else baseline, settings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -69,7 +78,8 @@ def verdict_line(comparison: Comparison) -> str:
 
 def run(args: argparse.Namespace) -> int:
     results = read_results(args.results)
-    comparison = compare_and_report(results, args.baseline, gate_settings(args), md_out=args.md, json_out=args.json)
+    baseline, settings = baseline_and_gate(args)
+    comparison = compare_and_report(results, baseline, settings, md_out=args.md, json_out=args.json)
     if "-" not in (args.md, args.json):
         print(verdict_line(comparison))
     return comparison.exit_code

@@ -10,7 +10,7 @@ from ..errors import EXIT_PASSED
 from ..gate import compare
 from ..report import comparison_json, render_comment, render_html, render_junit, render_summary
 from ..results_file import read_results, write_atomic
-from .compare import add_gate_options, gate_settings
+from .compare import add_gate_options, baseline_and_gate
 
 HELP = "render a results file (compared with the baseline) as markdown, job summary, HTML, JUnit XML or JSON"
 
@@ -24,10 +24,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     results = read_results(args.results)
-    comparison = compare(results, load_baseline(args.baseline), gate_settings(args))
+    baseline, settings = baseline_and_gate(args)
+    comparison = compare(results, load_baseline(baseline), settings)
+    shown = baseline.as_posix()
     renderers = {
-        "md": lambda: render_comment(comparison, results, baseline_path=args.baseline),
-        "summary": lambda: render_summary(comparison, results, baseline_path=args.baseline),
+        "md": lambda: render_comment(comparison, results, baseline_path=shown),
+        "summary": lambda: render_summary(comparison, results, baseline_path=shown),
         "html": lambda: render_html(comparison, results),
         "junit": lambda: render_junit(results, comparison),
         "json": lambda: comparison_json(comparison),

@@ -15,13 +15,14 @@ from pathlib import Path
 from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
-from ..project import EvalSetToRun, Suite, load_project
+from ..project import EvalSetToRun, Project, Suite, load_project
 from ..report.table import render_table
 from ..results_file import write_results
 from ..run import run_suites
 from ..schema import Results, Status
 from ..shards import parse_shard
 from ._common import print_warnings
+from .compare import compare_and_report, verdict_line
 
 HELP = "run the agent on its eval sets, score it and write the results file"
 DEFAULT_CONFIG = "agenteval.yaml"
@@ -35,6 +36,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", help=f"the project file (default: {DEFAULT_CONFIG})")
     parser.add_argument("--suite", action="append", metavar="NAME", help="run only this suite (repeatable)")
     parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
+    parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
+    parser.add_argument("--fail-on", choices=["regression", "threshold", "never"], help="override agenteval.yaml's gate.fail_on")
+    parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown here ('-' for stdout)")
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic slices of the cases")
     parser.add_argument("--config_file_path", "--config-file-path", dest="config_file_path", help="adk eval's criteria file")
     parser.add_argument(
@@ -64,7 +68,19 @@ def run(args: argparse.Namespace) -> int:
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     results = run_suites(project.suites, judge, shard)
     _output(results, args)
-    return EXIT_PASSED if results.passed else EXIT_FAILED
+    return _gate(results, project, args)
+
+
+def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
+    """Compare with the committed baseline (thresholds only when there is none yet)."""
+    baseline = Path(args.baseline) if args.baseline else Path(project.path).parent / project.config.baseline
+    settings = project.config.gate
+    if args.fail_on:
+        settings = settings.model_copy(update={"fail_on": args.fail_on})
+    comparison = compare_and_report(results, baseline, settings, md_out=args.md)
+    if args.json != "-" and args.md != "-":
+        print(f"\nbaseline {baseline.as_posix()}: {verdict_line(comparison)}")
+    return comparison.exit_code
 
 
 def _output(results: Results, args: argparse.Namespace) -> None:
