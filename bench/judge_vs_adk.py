@@ -7,7 +7,11 @@ loopback fake Gemini server with 300 ms latency per call; it plays the agent's m
 call, then an answer from the tool's result) and the judge (ADK's reply formats for ADK's
 prompts, ours for ours). Then a second `agenteval run` with the warm judge cache.
 
-    /work/venv/bin/python bench/judge_vs_adk.py [--cases 40] [--latency 0.3]
+    /work/venv/bin/python bench/judge_vs_adk.py [--cases 40] [--latency 0.3] [--adk PATH]
+
+`adk eval` needs google-adk's [eval] extra; to keep the project venv lean, install it aside:
+`python -m venv /tmp/adk-anchor && /tmp/adk-anchor/bin/pip install "google-adk[eval]==2.13.0"`
+and pass `--adk /tmp/adk-anchor/bin/adk`.
 """
 
 from __future__ import annotations
@@ -119,6 +123,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=40)
     parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--adk", default=str(BIN / "adk"), help="the adk CLI; it needs google-adk[eval] (pandas, agentplatform)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="judge-bench-"))
@@ -133,7 +138,7 @@ def main() -> None:
         env = {**os.environ, **fake.env(), "PYTHONPATH": str(ROOT), "ADK_SUPPRESS_GEMINI_LITELLM_WARNINGS": "1"}
         env.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
 
-        adk_seconds, adk = timed([str(BIN / "adk"), "eval", str(agent_dir), str(evalset), "--config_file_path", str(config)], work, env)
+        adk_seconds, adk = timed([args.adk, "eval", str(agent_dir), str(evalset), "--config_file_path", str(config)], work, env)
         check("adk eval", adk)
         adk_requests = len(fake.requests)
 
