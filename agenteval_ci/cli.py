@@ -7,23 +7,32 @@ import sys
 import traceback
 
 from . import __version__
-from .commands import COMMANDS
+from .commands import COMMANDS, load
 from .errors import EXIT_BUG, AgentevalError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: list[str]) -> argparse.ArgumentParser:
+    """Every command is listed; only the one named in `argv` is imported to add its options."""
+    chosen = next((arg for arg in argv if not arg.startswith("-")), None)
     parser = argparse.ArgumentParser(prog="agenteval", description="The CI gate for AI agents.")
     parser.add_argument("--version", action="version", version=f"agenteval-ci {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, module in COMMANDS.items():
-        module.configure(sub.add_parser(name, help=module.HELP, description=module.HELP))
+    for name, help_text in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            load(name).configure(command_parser)
     return parser
 
 
+def dispatch(argv: list[str]) -> int:
+    """Parse and run one command; errors propagate (the action maps them its own way)."""
+    args = build_parser(argv).parse_args(argv)
+    return load(args.command).run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command].run(args)
+        return dispatch(sys.argv[1:] if argv is None else argv)
     except AgentevalError as exc:
         print(f"agenteval: error: {exc}", file=sys.stderr)
         return exc.exit_code

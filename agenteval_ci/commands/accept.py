@@ -10,7 +10,6 @@ from ..errors import EXIT_PASSED
 from ..results_file import read_results
 from ._common import add_config_option, project_settings
 
-HELP = "write the baseline from a results file, whole or only the named cases/metrics"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

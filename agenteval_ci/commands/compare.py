@@ -17,7 +17,6 @@ from ..schema import Results
 from ..schema.settings import GateSettings
 from ._common import add_config_option, project_settings
 
-HELP = "compare a results file with the baseline; exit 0 passed, 1 failed, 2 bad input"
 
 
 _GATE_FLAGS = ("fail_on", "tolerance", "confidence", "seed")

@@ -8,7 +8,6 @@ from ..errors import EXIT_PASSED, InputError, Problem
 from ..results_file import new_results, read_results, write_results
 from ..schema import Results, RunStats, TokenCounts
 
-HELP = "join the results files of sharded runs (--shard I/N) into one"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

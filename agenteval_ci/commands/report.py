@@ -12,7 +12,6 @@ from ..report import comparison_json, render_comment, render_html, render_junit,
 from ..results_file import read_results, write_atomic
 from .compare import add_gate_options, baseline_and_gate
 
-HELP = "render a results file (compared with the baseline) as markdown, job summary, HTML, JUnit XML or JSON"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

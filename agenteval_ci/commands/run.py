@@ -24,7 +24,6 @@ from ..shards import parse_shard
 from ._common import print_warnings
 from .compare import compare_and_report, verdict_line
 
-HELP = "run the agent on its eval sets, score it and write the results file"
 DEFAULT_CONFIG = "agenteval.yaml"
 
 
@@ -38,6 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
     parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
     parser.add_argument("--fail-on", choices=["regression", "threshold", "never"], help="override agenteval.yaml's gate.fail_on")
+    parser.add_argument("--no-gate", action="store_true", help="only write the results; compare later (the action compares with the base branch's baseline)")
     parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown here ('-' for stdout)")
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic slices of the cases")
     parser.add_argument("--config_file_path", "--config-file-path", dest="config_file_path", help="adk eval's criteria file")
@@ -68,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     results = run_suites(project.suites, judge, shard)
     _output(results, args)
+    if args.no_gate:
+        return EXIT_PASSED if results.passed else EXIT_FAILED
     return _gate(results, project, args)
 
 

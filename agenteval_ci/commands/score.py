@@ -17,7 +17,6 @@ from ..schema.settings import JudgeSettings
 from ..scoring import CaseToScore, score_all
 from ._common import print_warnings
 
-HELP = "score recorded agent outputs against an eval set (no agent is run)"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

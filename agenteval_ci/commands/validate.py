@@ -13,7 +13,6 @@ from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Probl
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set, read_json
 from ._common import print_warnings
 
-HELP = "check eval sets and eval configs, printing every problem with file and JSON path"
 
 _PATTERNS = ("*.test.json", "*.evalset.json", CONFIG_FILE_NAME, "*.session.json")
 
