@@ -17,7 +17,7 @@ from .errors import InputError, Problem, UsageError
 from .loader import problems_from, read_json
 from .metrics.base import adk_mean
 from .results_file import write_atomic
-from .schema import CaseResult, MetricResult, Results
+from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
 
 DEFAULT_BASELINE_PATH = ".agenteval/baseline.json"
@@ -76,10 +76,12 @@ def baseline_metric(metric: MetricResult) -> BaselineMetric:
 
 
 def baseline_case(case: CaseResult) -> BaselineCase:
+    """Gated metrics only: informational figures (latency, tokens) change on every run and
+    would turn each accept into a noisy diff of a file people review."""
     return BaselineCase(
         fingerprint=case.fingerprint,
         status=case.status,
-        metrics={name: baseline_metric(m) for name, m in case.metrics.items()},
+        metrics={name: baseline_metric(m) for name, m in case.metrics.items() if m.status != Status.INFORMATIONAL},
     )
 
 
