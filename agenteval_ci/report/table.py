@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ..schema import Results, Status
+from ..baseline import rubric_pass_rates
+from ..schema import Results, RunStats, Status
 
 _MARK = {Status.PASSED: "PASS", Status.FAILED: "FAIL", Status.NOT_EVALUATED: "N/E", Status.INFORMATIONAL: "info"}
 
@@ -21,6 +22,8 @@ def render_table(results: Results, detailed: bool = False) -> str:
             threshold = "" if metric.threshold is None else f" (threshold {metric.threshold:g})"
             why = f"  [{metric.reason}]" if metric.reason else ""
             lines.append(f"        {_MARK[metric.status]:<5} {name} {_score(metric.score)}{threshold}{why}")
+            for rubric_id, rate in rubric_pass_rates(metric).items():
+                lines.append(f"              rubric {rubric_id}: {_score(rate)}")
             if detailed and metric.runs:
                 for r, run in enumerate(metric.runs):
                     scores = ", ".join(_score(p.score) for p in run.per_invocation)
@@ -32,4 +35,14 @@ def render_table(results: Results, detailed: bool = False) -> str:
         f"\n{len(results.cases)} case(s): {counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
         f"{counts[Status.NOT_EVALUATED]} not evaluated"
     )
+    lines.append(_facts(results.stats))
     return "\n".join(lines)
+
+
+def _facts(stats: RunStats) -> str:
+    cost = "" if stats.estimated_cost_usd is None else f", est. ${stats.estimated_cost_usd:.4f}"
+    return (
+        f"{stats.duration_seconds:.1f}s; agent: {stats.agent_turns} turn(s), "
+        f"{stats.agent_tokens.input}/{stats.agent_tokens.output} tokens in/out; judge: {stats.judge_calls} call(s), "
+        f"{stats.judge_cache_hits} cache hit(s), {stats.judge_tokens.input}/{stats.judge_tokens.output} tokens in/out{cost}"
+    )

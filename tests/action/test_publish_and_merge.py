@@ -51,5 +51,5 @@ def test_shards_then_merge_give_one_verdict_one_comment_one_check(tmp_path, gith
     merged = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), inputs={"mode": "merge"})
     assert merged.code == 1, merged.stderr
     results = json.loads((repo / "agenteval-results" / "results.json").read_text())
-    assert len(results["cases"]) == 8
+    assert len(results["cases"]) == 11
     assert len(github.all_comments()) == 1 and len(github.check_runs) == 1

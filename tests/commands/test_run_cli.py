@@ -19,11 +19,13 @@ def test_the_offline_example_passes_from_the_repo_root(monkeypatch, tmp_path, ca
     assert main(["run", "--config", "examples/home_automation/agenteval.yaml", "--json", str(out)]) == 0
     results = json.loads(out.read_text())
     assert results["suites"] == ["home"]
-    assert {c["eval_set_id"] for c in results["cases"]} == {"home_basic", "home_in_order"}
+    assert {c["eval_set_id"] for c in results["cases"]} == {"home_basic", "home_in_order", "home_judged"}
     assert all(c["status"] == "PASSED" for c in results["cases"])
     streams = capsys.readouterr()
-    assert "8 passed, 0 failed" in streams.out
-    assert "agenteval: ran 8 case(s)" in streams.err
+    assert "11 passed, 0 failed" in streams.out
+    assert "baseline examples/home_automation/.agenteval/baseline.json: gate passed" in streams.out
+    assert "rubric confirms_change: 0.000" in streams.out  # the per-rubric breakdown, from the committed judge cache
+    assert "agenteval: ran 11 case(s)" in streams.err
 
 
 def test_in_order_config_is_discovered_beside_its_eval_set(tmp_path, capsys):

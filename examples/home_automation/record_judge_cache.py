@@ -1,8 +1,8 @@
-"""Re-record the committed judge cache of the `judged` suite (needed after editing its cases,
+"""Re-record the example's committed judge cache (needed after editing the judged cases,
 rubrics or the judge prompts). Replies come from the project's scripted fake Gemini judge,
 which answers each rubric with a simple rule, so the example stays offline and deterministic.
 
-    /work/venv/bin/python examples/home_automation/judged/record_judge_cache.py
+    /work/venv/bin/python examples/home_automation/record_judge_cache.py
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[2]))
+sys.path.insert(0, str(HERE.parents[1]))
 
 from agenteval_ci.cli import main  # noqa: E402
 from tests.fakes.gemini import FakeGemini, GeminiRequest, text_reply  # noqa: E402
