@@ -1,5 +1,5 @@
 """Running suites: every case x run of every suite at once, each suite under its own
-concurrency bound, with a per-turn timeout; then scoring everything in one pass.
+concurrency bound, with a per-turn timeout; each case is scored as soon as its runs end.
 
 An agent that raises or times out fails that run (and so its case) with the reason;
 the other jobs go on. Results keep eval-set order whatever the completion order.
@@ -22,7 +22,7 @@ from .schema import CaseResult, Content, EvalCase, Invocation, MetricResult, Met
 from .schema.eval_config import UserSimulatorConfig
 from .schema.settings import JudgeSettings
 from .results_file import new_results
-from .scoring import CaseToScore, score_all
+from .scoring import CaseToScore, score_case
 from .shards import in_shard
 from .simulation import SimulatedUser, SimulationFailed, missing_placeholders
 
@@ -177,10 +177,13 @@ def check_scenarios(jobs: list[CaseJob]) -> None:
 
 
 async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, progress: Progress) -> list[CaseResult]:
+    """Each case is scored as soon as its runs end, so judge calls overlap other cases' agent
+    turns; the agent bound covers only the agent, the judge keeps its own."""
     bounds = {job.suite.name: asyncio.Semaphore(job.suite.concurrency) for job in jobs}
-    all_runs = await asyncio.gather(*(_run_case(agents[j.suite.name], j, bounds[j.suite.name], progress, judge) for j in jobs))
-    items = [
-        CaseToScore(
+
+    async def run_and_score(job: CaseJob) -> CaseResult:
+        runs = await _run_case(agents[job.suite.name], job, bounds[job.suite.name], progress, judge)
+        item = CaseToScore(
             job.case,
             runs,
             job.eval_set.config.metrics,
@@ -188,9 +191,9 @@ async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, pr
             job.eval_set.loaded.path,
             job.suite.name,
         )
-        for job, runs in zip(jobs, all_runs)
-    ]
-    return [_with_agent_metrics(r) for r in await score_all(items, judge)]
+        return _with_agent_metrics(await score_case(item, judge))
+
+    return list(await asyncio.gather(*(run_and_score(job) for job in jobs)))
 
 
 def run_suites(
