@@ -56,7 +56,9 @@ def write_atomic(path: str | Path, text: str) -> None:
 
 
 def dump_results(results: Results) -> str:
-    return results.model_dump_json(indent=2, exclude_none=True) + "\n"
+    # Compact: machines read it (a 2,000-case run is 11 MB instead of 25 MB indented);
+    # `agenteval report` and `jq` are how people read it.
+    return results.model_dump_json(exclude_none=True) + "\n"
 
 
 def write_results(results: Results, path: str) -> None:

@@ -14,7 +14,7 @@ from typing import Mapping
 from ..schema import RunStats, TokenCounts
 from ..schema.settings import JudgeSettings
 from ._judge import Judge, JudgeAnswer, JudgeStats, MetricUsage
-from .client import NO_CREDENTIALS, credentials_problem
+from .outcomes import NO_CREDENTIALS, credentials_problem
 
 __all__ = ["Judge", "JudgeAnswer", "JudgeStats", "MetricUsage", "NO_CREDENTIALS", "make_judge", "with_judge_stats"]
 

@@ -17,7 +17,7 @@ from typing import Any, Optional
 
 from ..schema.settings import JudgeSettings
 from .cache import CachedReply, DiskCache, cache_key
-from .client import CallFailed, GeneratedText, build_client, close_quietly, generate
+from .outcomes import CallFailed, GeneratedText
 from .costs import estimate_usd
 from .limiter import AdaptiveLimiter
 
@@ -128,7 +128,7 @@ class Judge:
         outcome: Any = CallFailed("judge call did not finish")
         try:
             timeout = min(self.settings.request_timeout_seconds, remaining)
-            outcome = await asyncio.wait_for(generate(client, model, config, prompt), timeout)
+            outcome = await asyncio.wait_for(client_module().generate(client, model, config, prompt), timeout)
         except asyncio.TimeoutError:
             outcome = CallFailed(f"no answer within {timeout:g} s", retryable=True)
         finally:
@@ -152,10 +152,10 @@ class Judge:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             if self._loop is not None:
-                close_quietly(self._state[0])
+                client_module().close_quietly(self._state[0])
             self._loop = loop
             self._state = (
-                build_client(self._env, self.settings.base_url, self.settings.request_timeout_seconds),
+                client_module().build_client(self._env, self.settings.base_url, self.settings.request_timeout_seconds),
                 AdaptiveLimiter(self.settings.concurrency),
             )
         return self._state
@@ -181,6 +181,13 @@ class Judge:
             usage.tokens_out += outcome.tokens_out
             cost = estimate_usd(model, outcome.tokens_in, outcome.tokens_out, self.settings.prices)
             usage.cost_usd = _add_cost(usage.cost_usd, cost)
+
+
+def client_module() -> Any:
+    """google.genai is imported on the first real call, not when a command merely might judge."""
+    from . import client
+
+    return client
 
 
 def _add_cost(total: Optional[float], more: Optional[float]) -> Optional[float]:

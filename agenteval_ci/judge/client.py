@@ -6,45 +6,13 @@ The only module that imports google.genai. It makes exactly one HTTP attempt per
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional
 
 from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
-NO_CREDENTIALS = (
-    "no judge credentials: set GOOGLE_API_KEY or GEMINI_API_KEY "
-    "(or Vertex: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)"
-)
-_TRUE = {"1", "true", "yes", "on"}
-
-
-@dataclass(frozen=True)
-class GeneratedText:
-    text: str
-    tokens_in: int
-    tokens_out: int
-
-
-@dataclass(frozen=True)
-class CallFailed:
-    """A failed attempt: `status` is the HTTP status (None for transport errors or bad bodies)."""
-
-    message: str
-    status: Optional[int] = None
-    retry_after: Optional[float] = None
-    retryable: bool = False
-
-
-CallOutcome = Union[GeneratedText, CallFailed]
-
-
-def credentials_problem(env: Mapping[str, str]) -> Optional[str]:
-    if env.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in _TRUE:
-        return None if env.get("GOOGLE_CLOUD_PROJECT") else NO_CREDENTIALS
-    return None if env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY") else NO_CREDENTIALS
-
+from .outcomes import TRUTHY, CallFailed, CallOutcome, GeneratedText
 
 def build_client(env: Mapping[str, str], base_url: Optional[str], timeout_seconds: float) -> genai.Client:
     """A client from `env` (not os.environ, so tests and the Action pass exactly what they mean)."""
@@ -52,7 +20,7 @@ def build_client(env: Mapping[str, str], base_url: Optional[str], timeout_second
         base_url=base_url or env.get("GOOGLE_GEMINI_BASE_URL") or None,
         timeout=int(timeout_seconds * 1000),
     )
-    if env.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in _TRUE:
+    if env.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in TRUTHY:
         return genai.Client(
             vertexai=True,
             project=env.get("GOOGLE_CLOUD_PROJECT"),

@@ -29,10 +29,10 @@ class Rubric(AdkModel):
 
 
 class IntermediateData(AdkModel):
-    tool_uses: list[FunctionCall] = []
-    tool_responses: list[FunctionResponse] = []
+    tool_uses: list[FunctionCall] = Field(default_factory=list)
+    tool_responses: list[FunctionResponse] = Field(default_factory=list)
     # (author, parts) pairs; JSON has them as two-element lists.
-    intermediate_responses: list[tuple[str, list[Part]]] = []
+    intermediate_responses: list[tuple[str, list[Part]]] = Field(default_factory=list)
 
 
 class InvocationEvent(AdkModel):
