@@ -292,8 +292,8 @@ def _hard_breaks(pairs: dict[str, list[_Pair]], alpha: float) -> dict[str, set[s
 
 
 def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
-    """Each rubric's pass rate, baseline vs PR, over the same cases: the comparable ones
-    (every case when there is no baseline)."""
+    """Each rubric's pass rate, baseline vs PR, over the same cases: the comparable ones where
+    the rubric was judged on both sides (every judged case when there is no baseline)."""
     old_rates: dict[str, list[float]] = {}
     new_rates: dict[str, list[float]] = {}
     for case in results.cases:
@@ -302,10 +302,13 @@ def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) ->
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
         if baseline is not None and (old is None or not comparable(old, case, name)):
             continue
+        before = old.metrics[name].rubrics if old else None
         for rubric, rate in rubric_pass_rates(case.metrics[name]).items():
+            if before is not None and rubric not in before:
+                continue  # judged on one side only: a pass rate over different cases would mislead
             new_rates.setdefault(rubric, []).append(rate)
-        for rubric, rate in old.metrics[name].rubrics.items() if old else ():
-            old_rates.setdefault(rubric, []).append(rate)
+            if before is not None:
+                old_rates.setdefault(rubric, []).append(before[rubric])
     return tuple(
         RubricSummary(
             rubric_id=rubric,
