@@ -89,31 +89,24 @@ class Invocation(AdkModel):
     @property
     def tool_calls(self) -> list[FunctionCall]:
         """Every tool call, in order: `tool_uses`, or each function_call part of every event."""
-        data = self.intermediate_data
-        if isinstance(data, IntermediateData):
-            return list(data.tool_uses)
-        if isinstance(data, InvocationEvents):
-            return [
-                part.function_call
-                for event in data.invocation_events
-                if event.content
-                for part in event.content.parts or []
-                if part.function_call
-            ]
-        return []
+        return self._steps("tool_uses", "function_call")
 
     @property
     def tool_responses(self) -> list[FunctionResponse]:
+        return self._steps("tool_responses", "function_response")
+
+    def _steps(self, data_field: str, part_field: str) -> list[Any]:
+        """From IntermediateData's list, or from the parts of every event, all authors, in order."""
         data = self.intermediate_data
         if isinstance(data, IntermediateData):
-            return list(data.tool_responses)
+            return list(getattr(data, data_field))
         if isinstance(data, InvocationEvents):
             return [
-                part.function_response
+                getattr(part, part_field)
                 for event in data.invocation_events
                 if event.content
                 for part in event.content.parts or []
-                if part.function_response
+                if getattr(part, part_field)
             ]
         return []
 
