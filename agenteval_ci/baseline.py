@@ -16,7 +16,7 @@ from . import __version__
 from .errors import InputError, Problem, UsageError
 from .loader import problems_from, read_json
 from .metrics.base import adk_mean
-from .results_file import write_atomic
+from .results_file import check_version, write_atomic
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
 
@@ -31,13 +31,7 @@ def load_baseline(path: str | Path) -> Baseline | None:
     data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "not an agenteval baseline (expected an object)"))
-    version = data.get("schema_version")
-    if not isinstance(version, int):
-        raise InputError(Problem(name, "$.schema_version", "missing or not an integer: is this an agenteval baseline?"))
-    if version > BASELINE_VERSION:
-        raise InputError(
-            Problem(name, "$.schema_version", f"version {version} is newer than this agenteval reads ({BASELINE_VERSION}); upgrade agenteval-ci")
-        )
+    check_version(name, data, BASELINE_VERSION, "baseline")
     try:
         return Baseline.model_validate(data)
     except pydantic.ValidationError as exc:

@@ -70,13 +70,14 @@ def write_results(results: Results, path: str) -> None:
         write_atomic(path, text)
 
 
-def check_version(name: str, data: dict[str, Any]) -> None:
+def check_version(name: str, data: dict[str, Any], supported: int = SCHEMA_VERSION, kind: str = "results file") -> None:
+    """A versioned file of ours: refuse one we cannot read rather than misread it."""
     version = data.get("schema_version")
     if not isinstance(version, int):
-        raise InputError(Problem(name, "$.schema_version", "missing or not an integer: is this an agenteval results file?"))
-    if version > SCHEMA_VERSION:
+        raise InputError(Problem(name, "$.schema_version", f"missing or not an integer: is this an agenteval {kind}?"))
+    if version > supported:
         raise InputError(
-            Problem(name, "$.schema_version", f"version {version} is newer than this agenteval reads ({SCHEMA_VERSION}); upgrade agenteval-ci")
+            Problem(name, "$.schema_version", f"version {version} is newer than this agenteval reads ({supported}); upgrade agenteval-ci")
         )
 
 
