@@ -20,9 +20,6 @@ from .results_file import check_version, write_atomic
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
 
-DEFAULT_BASELINE_PATH = ".agenteval/baseline.json"
-
-
 def load_baseline(path: str | Path) -> Baseline | None:
     """None when there is no baseline yet; InputError (naming the file) when it is unusable."""
     name = Path(path).as_posix()

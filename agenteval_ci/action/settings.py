@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
+from ..schema.project import DEFAULT_PROJECT_FILE
 from ..workflow import input_flag, input_value, read_event
 
 MODES = ("auto", "run", "publish", "accept", "merge")
@@ -78,7 +79,7 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         sha=env.get("GITHUB_SHA", ""),
         run_id=env.get("GITHUB_RUN_ID", ""),
         workspace=workspace,
-        config=input_value(env, "config", "agenteval.yaml"),
+        config=input_value(env, "config", DEFAULT_PROJECT_FILE),
         mode=resolve_mode(mode, event_name),
         suite=suite,
         shard=input_value(env, "shard"),

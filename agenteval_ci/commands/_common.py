@@ -7,18 +7,15 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..baseline import DEFAULT_BASELINE_PATH
 from ..errors import Problem
 from ..project import read_project_config
+from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE
 from ..schema.settings import GateSettings
 
 
 def print_warnings(warnings: Iterable[Problem | str]) -> None:
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-
-
-DEFAULT_PROJECT_FILE = "agenteval.yaml"
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +29,6 @@ def project_settings(config: str | None) -> tuple[Path, GateSettings]:
     """Baseline path (relative to the yaml's folder) and gate settings of the project file, or the defaults."""
     path = config or (DEFAULT_PROJECT_FILE if Path(DEFAULT_PROJECT_FILE).is_file() else None)
     if path is None:
-        return Path(DEFAULT_BASELINE_PATH), GateSettings()
+        return Path(DEFAULT_BASELINE), GateSettings()
     project = read_project_config(path)
     return Path(path).parent / project.baseline, project.gate

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..baseline import DEFAULT_BASELINE_PATH, baseline_from_results, load_baseline, write_baseline
+from ..baseline import baseline_from_results, load_baseline, write_baseline
 from ..errors import EXIT_PASSED
 from ..results_file import read_results
+from ..schema.project import DEFAULT_BASELINE
 from ._common import add_config_option, project_settings
 
 
@@ -15,7 +16,7 @@ from ._common import add_config_option, project_settings
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", help="a results file written by `agenteval run` or `agenteval score --json`")
     add_config_option(parser)
-    parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE_PATH})")
+    parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE})")
     parser.add_argument("--case", action="append", metavar="ID", help="accept only this case (eval_id, eval_set_id/eval_id or suite/eval_set_id/eval_id); repeatable")
     parser.add_argument("--metric", action="append", metavar="NAME", help="accept only this metric; repeatable")
     parser.add_argument("--commit", help="the commit the results were produced from (default: the one recorded in the results)")

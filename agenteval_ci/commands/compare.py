@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pydantic
 
-from ..baseline import DEFAULT_BASELINE_PATH, load_baseline
+from ..baseline import load_baseline
 from ..errors import UsageError
 from ..gate import Comparison, compare
 from ..report import comparison_json, render_comment
 from ..results_file import read_results, write_atomic
 from ..schema import Results
+from ..schema.project import DEFAULT_BASELINE
 from ..schema.settings import GateSettings
 from ._common import add_config_option, project_settings
 
@@ -26,7 +27,7 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     """Flags override agenteval.yaml's `gate:` and `baseline:`, which override the defaults."""
     defaults = GateSettings()
     add_config_option(parser)
-    parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE_PATH})")
+    parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE})")
     parser.add_argument("--fail-on", choices=["regression", "threshold", "never"],
                         help=f"regression: noise-aware comparison with the baseline; threshold: ADK's absolute rule; never: report only (default {defaults.fail_on})")
     parser.add_argument("--tolerance", type=float, help=f"a metric's mean may drop this much without failing (default {defaults.tolerance})")

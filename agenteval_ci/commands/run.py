@@ -20,11 +20,11 @@ from ..report.table import render_table
 from ..results_file import write_results
 from ..run import run_suites
 from ..schema import Results, Status
+from ..schema.project import DEFAULT_PROJECT_FILE
 from ..shards import parse_shard
 from ._common import print_warnings
 from .compare import compare_and_report, verdict_line
 
-DEFAULT_CONFIG = "agenteval.yaml"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -32,7 +32,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "adk_args", nargs="*", metavar="AGENT_DIR EVAL_SET",
         help="adk eval's form: the agent folder, then eval set files (FILE[:case_id,case_id]) or eval set ids",
     )
-    parser.add_argument("--config", help=f"the project file (default: {DEFAULT_CONFIG})")
+    parser.add_argument("--config", help=f"the project file (default: {DEFAULT_PROJECT_FILE})")
     parser.add_argument("--suite", action="append", metavar="NAME", help="run only this suite (repeatable)")
     parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
     parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PASSED if every_case_passed else EXIT_FAILED
     if args.config_file_path:
         raise UsageError("--config_file_path belongs to adk eval's form (AGENT_DIR EVAL_SET...); in agenteval.yaml use a suite's eval_config")
-    project = load_project(args.config or DEFAULT_CONFIG, args.suite)
+    project = load_project(args.config or DEFAULT_PROJECT_FILE, args.suite)
     print_warnings(project.warnings)
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge

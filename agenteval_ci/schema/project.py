@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from .settings import GateSettings, JudgeSettings
 
+DEFAULT_PROJECT_FILE = "agenteval.yaml"
 DEFAULT_BASELINE = ".agenteval/baseline.json"
 
 
