@@ -6,8 +6,7 @@ import argparse
 
 from ..errors import EXIT_PASSED, InputError, Problem
 from ..results_file import new_results, read_results, write_results
-from ..schema import Results, RunStats, TokenCounts
-
+from ..schema import JudgeUsage, Results, RunStats, TokenCounts
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -64,12 +63,31 @@ def merge(named: list[tuple[str, Results]]) -> Results:
     )
 
 
+def _tokens(counts: list[TokenCounts]) -> TokenCounts:
+    return TokenCounts(input=sum(c.input for c in counts), output=sum(c.output for c in counts))
+
+
+def _cost(costs: list[float | None]) -> float | None:
+    """Unknown anywhere (a model without a price) is unknown in the sum, as within a run."""
+    return None if any(c is None for c in costs) else sum(costs)  # type: ignore[arg-type]
+
+
+def _sum_usage(usages: list[JudgeUsage]) -> JudgeUsage:
+    return JudgeUsage(
+        calls=sum(u.calls for u in usages),
+        cache_hits=sum(u.cache_hits for u in usages),
+        cache_misses=sum(u.cache_misses for u in usages),
+        failures=sum(u.failures for u in usages),
+        tokens=_tokens([u.tokens for u in usages]),
+        estimated_cost_usd=_cost([u.estimated_cost_usd for u in usages]),
+    )
+
+
 def _sum_stats(all_stats: list[RunStats]) -> RunStats:
     def tokens(field: str) -> TokenCounts:
-        counts = [getattr(s, field) for s in all_stats]
-        return TokenCounts(input=sum(c.input for c in counts), output=sum(c.output for c in counts))
+        return _tokens([getattr(s, field) for s in all_stats])
 
-    costs = [s.estimated_cost_usd for s in all_stats if s.estimated_cost_usd is not None]
+    metrics = sorted({name for s in all_stats for name in s.judge_by_metric})
     return RunStats(
         duration_seconds=max(s.duration_seconds for s in all_stats),  # shards run side by side
         agent_turns=sum(s.agent_turns for s in all_stats),
@@ -78,7 +96,8 @@ def _sum_stats(all_stats: list[RunStats]) -> RunStats:
         judge_cache_hits=sum(s.judge_cache_hits for s in all_stats),
         judge_cache_misses=sum(s.judge_cache_misses for s in all_stats),
         judge_tokens=tokens("judge_tokens"),
-        estimated_cost_usd=sum(costs) if costs else None,
+        estimated_cost_usd=_cost([s.estimated_cost_usd for s in all_stats]),
+        judge_by_metric={m: _sum_usage([s.judge_by_metric[m] for s in all_stats if m in s.judge_by_metric]) for m in metrics},
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-from ..schema import RunStats, TokenCounts
+from ..schema import JudgeUsage, RunStats, TokenCounts
 from ..schema.settings import JudgeSettings
 from ._judge import Judge, JudgeAnswer, JudgeStats, MetricUsage
 from .outcomes import NO_CREDENTIALS, credentials_problem
@@ -33,5 +33,16 @@ def with_judge_stats(stats: RunStats, judge_stats: JudgeStats) -> RunStats:
             "judge_cache_misses": judge_stats.cache_misses,
             "judge_tokens": TokenCounts(input=judge_stats.tokens_in, output=judge_stats.tokens_out),
             "estimated_cost_usd": judge_stats.estimated_cost_usd,
+            "judge_by_metric": {
+                name: JudgeUsage(
+                    calls=u.calls,
+                    cache_hits=u.cache_hits,
+                    cache_misses=u.cache_misses,
+                    failures=u.failures,
+                    tokens=TokenCounts(input=u.tokens_in, output=u.tokens_out),
+                    estimated_cost_usd=u.cost_usd,
+                )
+                for name, u in sorted(judge_stats.per_metric.items())
+            },
         }
     )

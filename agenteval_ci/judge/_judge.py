@@ -51,10 +51,6 @@ class JudgeStats:
     estimated_cost_usd: Optional[float] = 0.0
     per_metric: dict[str, MetricUsage] = field(default_factory=dict)
 
-    @property
-    def calls_saved(self) -> int:
-        return self.cache_hits
-
 
 class Judge:
     def __init__(self, settings: JudgeSettings, env: dict[str, str], unavailable: Optional[str] = None):
@@ -79,11 +75,11 @@ class Judge:
             self._repeats[base_key] += 1
         key = base_key if repeat == 0 else cache_key(model, config, prompt, sample, repeat)
         if self._cache and (hit := self._cache.get(key)):
-            self._count(metric, model, hit=True)
+            self._count(metric, hit=True)
             return JudgeAnswer(text=hit.text, cached=True)
         if self.unavailable:  # checked after the cache: a committed cache works offline
             return JudgeAnswer(error=self.unavailable)
-        self._count(metric, model, hit=False)
+        self._count(metric, hit=False)
         outcome = await self._call_with_retries(metric, model, config, prompt)
         if isinstance(outcome, CallFailed):
             self._usage_of(metric).failures += 1
@@ -166,7 +162,7 @@ class Judge:
         with self._lock:
             return self._usage.setdefault(metric, MetricUsage())
 
-    def _count(self, metric: str, model: str, hit: bool) -> None:
+    def _count(self, metric: str, hit: bool) -> None:
         usage = self._usage_of(metric)
         if hit:
             usage.cache_hits += 1

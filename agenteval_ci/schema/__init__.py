@@ -32,6 +32,7 @@ from .results import (
     SCHEMA_VERSION,
     CaseResult,
     InvocationScore,
+    JudgeUsage,
     MetricResult,
     MetricRun,
     Results,

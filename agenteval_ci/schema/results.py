@@ -100,6 +100,17 @@ class ShardInfo(_Record):
     count: int
 
 
+class JudgeUsage(_Record):
+    """One judged metric's share of the judge's work in a run."""
+
+    calls: int = 0  # HTTP attempts that reached the model (retries included)
+    cache_hits: int = 0
+    cache_misses: int = 0
+    failures: int = 0  # samples left without a reply after all retries
+    tokens: TokenCounts = Field(default_factory=TokenCounts)
+    estimated_cost_usd: Optional[float] = None  # None when a model has no known price
+
+
 class RunStats(_Record):
     duration_seconds: float = 0.0
     agent_turns: int = 0
@@ -109,6 +120,7 @@ class RunStats(_Record):
     judge_cache_misses: int = 0
     judge_tokens: TokenCounts = Field(default_factory=TokenCounts)
     estimated_cost_usd: Optional[float] = None
+    judge_by_metric: dict[str, JudgeUsage] = Field(default_factory=dict)
 
 
 class Results(_Record):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from agenteval_ci.cli import main
 from agenteval_ci.errors import InputError
 from agenteval_ci.loader import find_eval_config, load_eval_config, load_eval_set
 from agenteval_ci.schema import IntermediateData, InvocationEvents, MatchType
@@ -87,8 +88,15 @@ def test_match_type_coercion_as_adk(tmp_path, value, expected):
     assert metric.criterion.match_type == expected
 
 
-def test_unimplemented_criterion_is_kept_not_dropped(tmp_path):
-    config = _write(tmp_path / "c.json", {"criteria": {"safety_v1": 0.8, "trajectory_single_tool_use": {"threshold": 1, "tool_name": "t"}}})
+def test_unimplemented_criterion_is_not_evaluated_not_dropped(tmp_path, capsys):
+    """`response_evaluation_score` (Vertex's legacy coherence) is accepted and reported NOT_EVALUATED."""
+    eval_set = _write(tmp_path / "s.evalset.json", {"eval_set_id": "s", "eval_cases": [{
+        "eval_id": "c", "conversation": [{"user_content": {"parts": [{"text": "hi"}]}, "final_response": {"parts": [{"text": "hello"}]}}]}]})
+    config = _write(tmp_path / "c.json", {"criteria": {"response_evaluation_score": 0.5, "response_match_score": 0.5}})
     names = [m.name for m in load_eval_config(config).metrics]
-    assert names[:2] == ["safety_v1", "trajectory_single_tool_use"]
+    assert names[:2] == ["response_evaluation_score", "response_match_score"]
     assert {"tool_call_count_v1", "token_usage_v1", "invocation_duration_v1", "inference_call_count_v1"} <= set(names)
+    out = tmp_path / "r.json"
+    assert main(["score", str(eval_set), "--actual", str(eval_set), "--eval-config", str(config), "--json", str(out)]) == 0
+    metric = json.loads(out.read_text())["cases"][0]["metrics"]["response_evaluation_score"]
+    assert metric["status"] == "NOT_EVALUATED" and metric["reason"] == "not implemented yet"
