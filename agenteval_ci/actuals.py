@@ -15,26 +15,30 @@ from typing import Any
 import pydantic
 
 from .errors import InputError, Problem
-from .loader import load_eval_set, problems_from, read_json
-from .schema import EvalSet, Invocation, Results, RunRecord
-from .schema.results import SCHEMA_VERSION
+from .loader import eval_set_from_data, problems_from, read_json
+from .results_file import results_from_data
+from .schema import EvalSet, Invocation, RunRecord
+from .schema._base import AdkModel
 
 RunsByCase = dict[str, list[RunRecord]]
 
 
-class _PerInvocation(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="ignore", alias_generator=pydantic.alias_generators.to_camel, populate_by_name=True)
+class _AdkResultModel(AdkModel):
+    """The parts of ADK's EvalSetResult we read; the rest (metric results, sessions) is ignored."""
+
+    model_config = pydantic.ConfigDict(extra="ignore")
+
+
+class _PerInvocation(_AdkResultModel):
     actual_invocation: Invocation
 
 
-class _CaseResult(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="ignore", alias_generator=pydantic.alias_generators.to_camel, populate_by_name=True)
+class _CaseResult(_AdkResultModel):
     eval_id: str
     eval_metric_result_per_invocation: list[_PerInvocation] = []
 
 
-class _EvalSetResult(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="ignore", alias_generator=pydantic.alias_generators.to_camel, populate_by_name=True)
+class _EvalSetResult(_AdkResultModel):
     eval_set_result_id: str
     eval_case_results: list[_CaseResult] = []
 
@@ -49,7 +53,7 @@ def load_actuals(path: str | Path) -> RunsByCase:
         except json.JSONDecodeError as exc:
             raise InputError(Problem(name, "$", f"a JSON string that is not JSON inside: {exc.msg}")) from None
     if isinstance(data, list):  # a legacy test file or the old eval set format: read as the loader does
-        return _from_eval_set(name, load_eval_set(path).eval_set)
+        return _from_eval_set(name, eval_set_from_data(name, data).eval_set)
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "expected an EvalSet, an ADK evalset_result or an agenteval results file"))
     if "schema_version" in data:
@@ -85,11 +89,4 @@ def _from_adk_result(name: str, data: dict[str, Any]) -> RunsByCase:
 
 
 def _from_results(name: str, data: dict[str, Any]) -> RunsByCase:
-    from .results_file import check_version
-
-    check_version(name, data)
-    results = _validate(Results, name, data)
-    return {c.eval_id: list(c.runs) for c in results.cases}
-
-
-__all__ = ["RunsByCase", "SCHEMA_VERSION", "load_actuals"]
+    return {c.eval_id: list(c.runs) for c in results_from_data(name, data).cases}

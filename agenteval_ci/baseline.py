@@ -9,30 +9,26 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-
-import pydantic
+from typing import Any
 
 from . import __version__
-from .errors import InputError, Problem, UsageError
-from .loader import problems_from, read_json
+from .errors import UsageError
+from .loader import read_json
 from .metrics.base import adk_mean
-from .results_file import check_version, write_atomic
+from .results_file import parse_versioned, write_atomic
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
 
 def load_baseline(path: str | Path) -> Baseline | None:
     """None when there is no baseline yet; InputError (naming the file) when it is unusable."""
-    name = Path(path).as_posix()
     if not Path(path).exists():
         return None
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise InputError(Problem(name, "$", "not an agenteval baseline (expected an object)"))
-    check_version(name, data, BASELINE_VERSION, "baseline")
-    try:
-        return Baseline.model_validate(data)
-    except pydantic.ValidationError as exc:
-        raise InputError(problems_from(exc, name, Baseline)) from None
+    return parse_baseline(Path(path).as_posix(), read_json(path))
+
+
+def parse_baseline(name: str, data: Any) -> Baseline:
+    """Parsed JSON as a baseline; `name` says where it came from (a file, a file at a commit)."""
+    return parse_versioned(name, data, Baseline, BASELINE_VERSION, "baseline")
 
 
 def dump_baseline(baseline: Baseline) -> str:

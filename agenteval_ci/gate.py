@@ -96,9 +96,6 @@ class Comparison:
     tolerance: float = 0.05
     baseline_edited: bool = False
 
-    def by_outcome(self, outcome: str) -> list[CaseOutcome]:
-        return [c for c in self.cases if c.outcome == outcome]
-
 
 # ---------------------------------------------------------------- statistics (stdlib only)
 

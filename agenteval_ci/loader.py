@@ -17,6 +17,7 @@ from typing import Any
 
 import pydantic
 from pydantic import BaseModel
+from pydantic.alias_generators import to_snake
 
 from .errors import InputError, Problem
 from .fingerprint import metric_fingerprint
@@ -73,6 +74,11 @@ def read_json(path: str | Path) -> Any:
         raise InputError(Problem(name, "$", "file not found")) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(Problem(name, "$", f"cannot read the file: {exc}")) from None
+    return parse_json(name, text)
+
+
+def parse_json(name: str, text: str) -> Any:
+    """`name` says where the text came from (a file, or a file at a commit) in any error."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -162,8 +168,11 @@ def problems_from(exc: pydantic.ValidationError, file: str, root: type[BaseModel
 
 def load_eval_set(path: str | Path) -> LoadedEvalSet:
     """An EvalSet file, or a legacy raw list of queries (one case per file, as ADK)."""
-    name = Path(path).as_posix()
-    data = read_json(path)
+    return eval_set_from_data(Path(path).as_posix(), read_json(path))
+
+
+def eval_set_from_data(name: str, data: Any) -> LoadedEvalSet:
+    """Parsed JSON as an eval set, in whichever of ADK's formats it is."""
     if isinstance(data, list) and data and all(isinstance(row, dict) and "data" in row for row in data):
         return _load_old_eval_set(name, data)
     if isinstance(data, list):
@@ -311,7 +320,7 @@ def find_eval_config(eval_set_path: str | Path) -> Path | None:
 def load_eval_config(path: str | Path | None) -> LoadedEvalConfig:
     """A config file, or ADK's defaults when `path` is None."""
     if path is None:
-        return _resolve(None, DEFAULT_EVAL_CONFIG, {})
+        return _resolve(None, DEFAULT_EVAL_CONFIG, dict(DEFAULT_EVAL_CONFIG.criteria))
     name = Path(path).as_posix()
     data = read_json(path)
     if not isinstance(data, dict):
@@ -350,7 +359,6 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
     for key in data or {}:
         if key not in EvalConfig.model_fields and to_snake(key) not in EvalConfig.model_fields:
             warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
-    raw_criteria = raw_criteria or {name_: c for name_, c in config.criteria.items()}
     metrics: list[ConfiguredMetric] = []
     criteria: dict[str, float | BaseCriterion] = {}
     for metric_name, raw in raw_criteria.items():
@@ -376,8 +384,6 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
 def _read_criterion(
     file: str, at: str, spec: MetricSpec, raw: Any, problems: list[Problem], warnings: list[Problem]
 ) -> BaseCriterion | None:
-    if isinstance(raw, BaseCriterion):
-        raw = raw.model_dump(by_alias=False)
     if isinstance(raw, bool) or not isinstance(raw, (int, float, dict)):
         problems.append(Problem(file, at, f"expected a threshold number or a criterion object, got {json.dumps(raw)[:60]}"))
         return None
@@ -397,7 +403,3 @@ def _read_criterion(
             hint = f"; it belongs under judge_model_options (`{at}.judge_model_options.{to_snake(key)}`)"
         warnings.append(Problem(file, f"{at}.{key}", f"{spec.name} does not read this key; google-adk ignores it{hint}"))
     return criterion
-
-
-def to_snake(name: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in name)

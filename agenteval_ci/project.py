@@ -43,6 +43,11 @@ class Suite:
     concurrency: int = 8
     turn_timeout_seconds: float = 300.0
 
+    @property
+    def warnings(self) -> list[Problem]:
+        """Of its eval sets and their configs, each once (eval sets may share a config)."""
+        return list(dict.fromkeys(w for s in self.eval_sets for w in (*s.loaded.warnings, *s.config.warnings)))
+
 
 @dataclass(frozen=True)
 class Project:
@@ -84,13 +89,13 @@ def load_project(path: str | Path, only_suites: list[str] | None = None) -> Proj
     if unknown:
         raise InputError(Problem(name, "$.suites", f"no suite named {', '.join(unknown)}; suites are: {', '.join(known)}"))
     base_dir = Path(path).parent
-    suites, warnings = [], []
+    suites = []
     for i, suite in enumerate(config.suites):
         if only_suites and suite.name not in only_suites:
             continue
         resolved = _resolve_suite(name, f"$.suites[{i}]", suite, base_dir)
-        warnings += [w for s in resolved.eval_sets for w in (*s.loaded.warnings, *s.config.warnings)]
         suites.append(resolved)
+    warnings = list(dict.fromkeys(w for s in suites for w in s.warnings))
     return Project(name, config, suites, warnings)
 
 
@@ -99,12 +104,13 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
     if suite.eval_config:
         shared_config = load_eval_config(_existing(file, f"{at}.eval_config", base_dir / suite.eval_config))
     eval_sets = []
+    configs: dict[Path | None, LoadedEvalConfig] = {}  # test_config.json beside several eval sets: read once
     for j, pattern in enumerate(suite.eval_sets):
         matches = sorted(glob.glob(str(base_dir / pattern), recursive=True))
         if not matches:
             raise InputError(Problem(file, f"{at}.eval_sets[{j}]", f"{pattern!r} matches no file under {base_dir.as_posix() or '.'}"))
         for match in matches:
-            config = shared_config or load_eval_config(find_eval_config(match))
+            config = shared_config or _config_beside(match, configs)
             eval_sets.append(EvalSetToRun(load_eval_set(match), config))
     return Suite(
         name=suite.name,
@@ -115,6 +121,14 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         concurrency=suite.concurrency,
         turn_timeout_seconds=suite.turn_timeout_seconds,
     )
+
+
+def _config_beside(eval_set: str, loaded: dict[Path | None, LoadedEvalConfig]) -> LoadedEvalConfig:
+    """ADK's discovery (test_config.json beside the file, else the defaults), each config read once."""
+    found = find_eval_config(eval_set)
+    if found not in loaded:
+        loaded[found] = load_eval_config(found)
+    return loaded[found]
 
 
 def _existing(file: str, at: str, path: Path) -> Path:

@@ -7,7 +7,7 @@ import sys
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pydantic
 
@@ -70,8 +70,13 @@ def write_results(results: Results, path: str) -> None:
         write_atomic(path, text)
 
 
-def check_version(name: str, data: dict[str, Any], supported: int = SCHEMA_VERSION, kind: str = "results file") -> None:
-    """A versioned file of ours: refuse one we cannot read rather than misread it."""
+Versioned = TypeVar("Versioned", bound=pydantic.BaseModel)
+
+
+def parse_versioned(name: str, data: Any, model: type[Versioned], supported: int, kind: str) -> Versioned:
+    """A versioned file of ours (results, baseline): refuse one we cannot read rather than misread it."""
+    if not isinstance(data, dict):
+        raise InputError(Problem(name, "$", f"not an agenteval {kind} (expected an object)"))
     version = data.get("schema_version")
     if not isinstance(version, int):
         raise InputError(Problem(name, "$.schema_version", f"missing or not an integer: is this an agenteval {kind}?"))
@@ -79,15 +84,15 @@ def check_version(name: str, data: dict[str, Any], supported: int = SCHEMA_VERSI
         raise InputError(
             Problem(name, "$.schema_version", f"version {version} is newer than this agenteval reads ({supported}); upgrade agenteval-ci")
         )
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, model)) from None
+
+
+def results_from_data(name: str, data: Any) -> Results:
+    return parse_versioned(name, data, Results, SCHEMA_VERSION, "results file")
 
 
 def read_results(path: str | Path) -> Results:
-    name = Path(path).as_posix()
-    data = read_json(path)
-    if not isinstance(data, dict):
-        raise InputError(Problem(name, "$", "not an agenteval results file (expected an object)"))
-    check_version(name, data)
-    try:
-        return Results.model_validate(data)
-    except pydantic.ValidationError as exc:
-        raise InputError(problems_from(exc, name, Results)) from None
+    return results_from_data(Path(path).as_posix(), read_json(path))

@@ -36,12 +36,6 @@ def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: A
     return metric.spec.evaluate(MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge))
 
 
-def _finish(metric: ConfiguredMetric, result: MetricRun) -> MetricRun:
-    if metric.spec.informational and result.score is not None and result.status != Status.INFORMATIONAL:
-        result = result.model_copy(update={"status": Status.INFORMATIONAL})
-    return result
-
-
 async def _evaluate_all(item: CaseToScore, judge: Any) -> list[list[MetricRun]]:
     """Per metric, per run. Only awaitables go through asyncio: thousands of cheap
     deterministic scores would otherwise spend most of their time in the event loop."""
@@ -50,7 +44,7 @@ async def _evaluate_all(item: CaseToScore, judge: Any) -> list[list[MetricRun]]:
     if pending:
         done = iter(await asyncio.gather(*pending))
         started = [[next(done) if inspect.isawaitable(r) else r for r in runs] for runs in started]
-    return [[_finish(m, r) for r in runs] for m, runs in zip(item.metrics, started)]  # type: ignore[arg-type]
+    return started  # type: ignore[return-value]
 
 
 def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
@@ -59,8 +53,6 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
     score = adk_mean(scores) if scores else None
     if metric.spec.informational:  # as ADK: INFORMATIONAL even when no figure is available
         status = Status.INFORMATIONAL
-    elif score is None:
-        status = Status.NOT_EVALUATED
     else:
         status = status_for(score, metric.criterion.threshold)
     reason = next((r.reason for r in runs if r.reason), None) if score is None else None

@@ -9,7 +9,6 @@ echoed to the log is wrapped in `::stop-commands::` so it cannot issue workflow 
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import sys
 from collections.abc import Mapping
@@ -106,6 +105,3 @@ class Runner:
         with open(self.summary_path, "a", encoding="utf-8") as f:
             f.write(markdown.rstrip("\n") + "\n\n")
 
-
-def in_actions(env: Mapping[str, str] = os.environ) -> bool:
-    return env.get("GITHUB_ACTIONS") == "true"

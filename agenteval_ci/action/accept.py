@@ -13,14 +13,13 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..baseline import baseline_from_results, dump_baseline, load_baseline
+from ..baseline import baseline_from_results, dump_baseline
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError
-from ..github import Conflict, FileContent, PullRef, PullRequest, Repo
+from ..github import Conflict, PullRef, PullRequest, Repo
 from ..results_file import read_results, write_atomic
 from ..schema import Results
-from ..schema.baseline import Baseline
 from ..workflow import Runner
-from .publish import BaselineChoice, Target, baseline_repo_path, publish
+from .publish import BaselineChoice, Target, baseline_of, project_choices, publish
 from .settings import ActionSettings
 
 COMMAND = "/agenteval accept"
@@ -86,14 +85,6 @@ def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results
     )
 
 
-def parse_baseline(s: ActionSettings, file: FileContent | None) -> Baseline | None:
-    if file is None:
-        return None
-    copy = s.results_dir / "previous-baseline.json"
-    write_atomic(copy, file.text)
-    return load_baseline(copy)
-
-
 def fork_instructions(path: str, old: str, new: str) -> str:
     patch = "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{path}", f"b/{path}"))
     return (
@@ -137,9 +128,9 @@ def accept_mode(s: ActionSettings, runner: Runner) -> int:
 def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: str, command: AcceptCommand, comment_id: int) -> int:
     pull = repo.pull(number)
     results = results_of_head(s, repo, pull)
-    path = baseline_repo_path(s)
+    path, _ = project_choices(s)
     current = repo.get_file(path, pull.head.sha)
-    new = baseline_from_results(results, parse_baseline(s, current), command.cases, command.metrics, commit=pull.head.sha)
+    new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha)
     text = dump_baseline(new)
     if pull.is_fork:
         reply(repo, number, fork_instructions(path, current.text if current else "", text))

@@ -8,10 +8,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..baseline import load_baseline
+from ..baseline import load_baseline, parse_baseline
+from ..commands._common import project_settings
 from ..gate import Comparison, compare
-from ..github import Annotation, Forbidden, GitHubError, NotFound, PullRequest, Repo
-from ..project import read_project_config
+from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
+from ..loader import parse_json
 from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
 from ..results_file import write_atomic
 from ..schema import Results
@@ -21,6 +22,7 @@ from ..workflow import Runner
 from .settings import ActionSettings
 
 FAILING_OUTCOMES = ("regressed", "newly_failing")
+CHECK_SUMMARY_LIMIT = 65535  # GitHub's limit on a check run's output.summary
 
 
 @dataclass(frozen=True)
@@ -40,30 +42,30 @@ class BaselineChoice:
     edited_by_pull: bool = False
 
 
-def baseline_repo_path(s: ActionSettings) -> str:
-    config_path = s.in_workspace(s.config)
-    baseline = config_path.parent / read_project_config(config_path).baseline
-    return Path(os.path.relpath(baseline, s.workspace)).as_posix()
+def project_choices(s: ActionSettings) -> tuple[str, GateSettings]:
+    """agenteval.yaml's baseline (repo-relative) and gate, with the `fail-on` input applied."""
+    baseline, gate = project_settings(str(s.in_workspace(s.config)))
+    gate = gate.model_copy(update={"fail_on": s.fail_on}) if s.fail_on else gate
+    return Path(os.path.relpath(baseline, s.workspace)).as_posix(), gate
 
 
-def gate_settings(s: ActionSettings) -> GateSettings:
-    gate = read_project_config(s.in_workspace(s.config)).gate
-    return gate.model_copy(update={"fail_on": s.fail_on}) if s.fail_on else gate
+def baseline_of(file: FileContent | None, ref: str) -> Baseline | None:
+    """A baseline fetched through the API, read in memory; errors name the file and the commit."""
+    if file is None:
+        return None
+    name = f"{file.path} at {ref[:12]}"
+    return parse_baseline(name, parse_json(name, file.text))
 
 
 def choose_baseline(s: ActionSettings, repo: Repo | None, pull: PullRequest | None) -> BaselineChoice:
     """A PR is graded against its base branch's baseline, never the one it brings along."""
-    path = baseline_repo_path(s)
+    path, _ = project_choices(s)
     if pull is None or repo is None:
         return BaselineChoice(load_baseline(s.in_workspace(path)), path)
     base = repo.get_file(path, pull.base.sha)
     head = repo.get_file(path, pull.head.sha)
     edited = (base.text if base else None) != (head.text if head else None)
-    if base is None:
-        return BaselineChoice(None, path, edited)
-    copy = s.results_dir / "base-baseline.json"
-    write_atomic(copy, base.text)
-    return BaselineChoice(load_baseline(copy), path, edited)
+    return BaselineChoice(baseline_of(base, pull.base.sha), path, edited)
 
 
 def line_of_case(path: Path, eval_id: str) -> int:
@@ -135,10 +137,12 @@ def emit_errors(runner: Runner, annotations: list[Annotation]) -> None:
 
 def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Results, choice: BaselineChoice,
             target: Target, results_path: Path) -> int:
-    comparison = compare(results, choice.baseline, gate_settings(s))
+    _, gate = project_choices(s)
+    comparison = compare(results, choice.baseline, gate)
     comparison = dataclasses.replace(comparison, baseline_edited=choice.edited_by_pull)
     suite = s.suite or ",".join(results.suites)  # one sticky comment per suite (or per set of suites)
-    comment = render_comment(comparison, results, suite=suite, baseline_path=choice.path)
+    # Fits both a comment (65,536) and a check run's summary (65,535), truncated by importance.
+    comment = render_comment(comparison, results, suite=suite, baseline_path=choice.path, max_chars=CHECK_SUMMARY_LIMIT)
     summary = render_summary(comparison, results, baseline_path=choice.path)
     report = write_reports(s, comparison, results, comment)
     runner.add_summary(summary)
@@ -151,7 +155,7 @@ def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Resul
         if s.comment and target.pull is not None:
             comment_url = post_comment(repo, runner, target, suite, comment)
         if s.check and target.head_sha:
-            post_check(s, repo, runner, target, comparison, summary, annotations)
+            post_check(s, repo, runner, target, comparison, comment, annotations)
     emit_errors(runner, annotations)
     for name, value in {"verdict": comparison.verdict, "regressions": str(comparison.regressions),
                         "results-path": str(results_path), "comment-url": comment_url, "report-path": str(report)}.items():

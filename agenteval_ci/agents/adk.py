@@ -142,8 +142,7 @@ class AdkConversation:
 
 
 class AdkAgent:
-    def __init__(self, spec: str, module: Any):
-        self._spec = spec
+    def __init__(self, module: Any):
         self._module = module
         self._resolved: Optional[tuple[Any, Any]] = None
 
@@ -187,4 +186,4 @@ def load_adk_agent(spec: str, base_dir: Path) -> AdkAgent:
         raise describe_import_error(spec, exc) from exc
     if not _exposes_agent(module):
         raise describe_import_error(spec, ValueError("the agent module exposes none of `app`, `root_agent` or `get_agent_async()`"))
-    return AdkAgent(spec, module)
+    return AdkAgent(module)

@@ -53,9 +53,9 @@ def run(args: argparse.Namespace) -> int:
         if args.config or args.suite:
             raise UsageError("give either an agenteval.yaml (--config/--suite) or adk eval's AGENT_DIR EVAL_SET..., not both")
         suite = adk_style_suite(args.adk_args[0], args.adk_args[1:], args.config_file_path)
-        print_warnings([w for s in suite.eval_sets for w in (*s.loaded.warnings, *s.config.warnings)])
+        print_warnings(suite.warnings)
         results = run_suites([suite], shard=shard)
-        _output(results, args)
+        _output(results, args, suite.warnings)
         print(adk_summary(results))
         every_case_passed = bool(results.cases) and all(c.status == Status.PASSED for c in results.cases)
         return EXIT_PASSED if every_case_passed else EXIT_FAILED
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     results = run_suites(project.suites, judge, shard)
-    _output(results, args)
+    _output(results, args, project.warnings)
     if args.no_gate:
         return EXIT_PASSED if results.passed else EXIT_FAILED
     return _gate(results, project, args)
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     """Compare with the committed baseline (thresholds only when there is none yet)."""
-    baseline = Path(args.baseline) if args.baseline else Path(project.path).parent / project.config.baseline
+    baseline = Path(args.baseline) if args.baseline else project.baseline_path
     settings = project.config.gate
     if args.fail_on:
         settings = settings.model_copy(update={"fail_on": args.fail_on})
@@ -85,10 +85,10 @@ def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     return comparison.exit_code
 
 
-def _output(results: Results, args: argparse.Namespace) -> None:
-    print_warnings(results.warnings)
+def _output(results: Results, args: argparse.Namespace, warnings: list[Problem]) -> None:
+    """The results file keeps the load warnings (printed when they were found)."""
     if args.json:
-        write_results(results, args.json)
+        write_results(results.model_copy(update={"warnings": [str(w) for w in warnings]}), args.json)
     if args.json != "-":
         print(render_table(results, detailed=args.print_detailed_results))
 

@@ -15,8 +15,6 @@ from typing import Any
 from .client import GitHubClient
 from .errors import Conflict, GitHubError, NotFound
 
-MAX_COMMENT_CHARS = 65536
-MAX_CHECK_TEXT_CHARS = 65535
 ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update call
 
 
@@ -24,8 +22,6 @@ ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update call
 class Comment:
     id: int
     body: str
-    user_login: str
-    user_type: str
     html_url: str
 
 
@@ -82,12 +78,10 @@ class WorkflowRun:
     id: int
     head_sha: str
     status: str
-    conclusion: str | None
 
 
 def _comment(data: dict[str, Any]) -> Comment:
-    user = data.get("user") or {}
-    return Comment(data["id"], data.get("body") or "", user.get("login", ""), user.get("type", ""), data.get("html_url", ""))
+    return Comment(data["id"], data.get("body") or "", data.get("html_url", ""))
 
 
 def _pull_ref(data: dict[str, Any]) -> PullRef:
@@ -141,12 +135,12 @@ class Repo:
 
     # checks and statuses ----------------------------------------------------------
     def create_check(
-        self, name: str, head_sha: str, conclusion: str, title: str, summary: str, text: str = "",
+        self, name: str, head_sha: str, conclusion: str, title: str, summary: str,
         annotations: list[Annotation] = (), details_url: str | None = None,
     ) -> CheckRun:
         """A completed check run; annotations beyond the first 50 follow in updates of 50."""
         batches = [list(annotations[i:i + ANNOTATIONS_PER_REQUEST]) for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
-        output = {"title": title, "summary": summary[:MAX_CHECK_TEXT_CHARS], "text": text[:MAX_CHECK_TEXT_CHARS]}
+        output = {"title": title, "summary": summary}
         body = {"name": name, "head_sha": head_sha, "status": "completed", "conclusion": conclusion,
                 "output": {**output, "annotations": [_annotation(a) for a in batches[0]]}}
         if details_url:
@@ -192,7 +186,7 @@ class Repo:
     # actions runs and artifacts -----------------------------------------------------
     def runs_for(self, head_sha: str) -> list[WorkflowRun]:
         found = self.client.paginate(f"{self.base}/actions/runs", key="workflow_runs", params={"head_sha": head_sha})
-        return [WorkflowRun(r["id"], r["head_sha"], r.get("status", ""), r.get("conclusion")) for r in found]
+        return [WorkflowRun(r["id"], r["head_sha"], r.get("status", "")) for r in found]
 
     def artifacts(self, run_id: int) -> list[Artifact]:
         found = self.client.paginate(f"{self.base}/actions/runs/{run_id}/artifacts", key="artifacts")

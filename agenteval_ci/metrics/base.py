@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Optional, Union
 
 from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
@@ -30,7 +30,6 @@ class MetricSpec:
     description: str
     needs_expected: bool = False  # reference-based: NOT_EVALUATED on scenario cases
     informational: bool = False  # reports a figure, never passes or fails
-    aliases: tuple[str, ...] = field(default=())
 
 
 def adk_mean(values: list[float]) -> float:

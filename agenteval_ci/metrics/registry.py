@@ -109,7 +109,3 @@ _SPECS = [
 ]
 
 REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
-
-
-def lookup(name: str) -> MetricSpec | None:
-    return REGISTRY.get(name)

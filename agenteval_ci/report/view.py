@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary
-from ..schema import CaseResult, Invocation, MetricResult, Results, RunRecord, Status, text_of
+from ..schema import CaseResult, Invocation, MetricResult, Results, RunRecord, Status
 from .diff import response_diff, trajectory_diff
 from .text import fmt, fmt_delta, fmt_rate, inline
 
@@ -60,7 +60,6 @@ class CaseView:
     eval_id: str
     outcome: str
     status: str
-    baseline_status: str
     note: str
     metrics: tuple[CaseMetric, ...]
     counted: tuple[str, ...]  # metrics that made it a regression
@@ -143,7 +142,6 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
         eval_id=outcome.eval_id,
         outcome=outcome.outcome,
         status=outcome.status or "–",
-        baseline_status=outcome.baseline_status or "–",
         note=outcome.note,
         metrics=outcome.metrics,
         counted=tuple(m.name for m in outcome.metrics if m.counted),

@@ -7,7 +7,7 @@ model call of a run) and never imports google.genai itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..schema import Content, Invocation
@@ -28,19 +28,16 @@ class SimulatedUser:
     scenario: ConversationScenario
     config: UserSimulatorConfig
     judge: Any  # a judge.Judge
-    ended_by: Optional[str] = field(default=None, init=False)  # "stop_signal" or "turn_limit"
 
     async def next_turn(self, so_far: list[Invocation]) -> Optional[Content]:
         """The next user message, or None when the conversation is over."""
         limit = self.config.max_allowed_invocations
         if 0 <= limit <= len(so_far):  # the starting prompt counts; -1 means no limit
-            self.ended_by = "turn_limit"
             return None
         if not so_far:
             return Content.from_text(self.scenario.starting_prompt, "user")
         text = await self._generate(so_far)
         if STOP_SIGNAL.lower() in text.lower():
-            self.ended_by = "stop_signal"
             return None
         return Content.from_text(text, "user")
 

@@ -66,3 +66,22 @@ def test_suite_flag_and_bad_shard(tmp_path, capsys):
     assert "--shard must be I/N" in capsys.readouterr().err
     assert main(["run", "--config", str(config), "--suite", "default", "--json", "-"]) == 0
     assert json.loads(capsys.readouterr().out)["cases"][0]["status"] == "PASSED"
+
+
+def test_a_shared_test_config_warns_once_and_the_results_keep_the_warning(tmp_path, capsys):
+    """Two eval sets beside one test_config.json: the config is read once, its warning said once."""
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    example = json.loads((EXAMPLE / "evals" / "basic" / "home.evalset.json").read_text())
+    for name in ("a", "b"):
+        (evals / f"{name}.evalset.json").write_text(json.dumps({**example, "eval_set_id": name}))
+    (evals / "test_config.json").write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0}, "bogus": 1}))
+    (tmp_path / "agenteval.yaml").write_text(
+        f"suites:\n  - agent: {EXAMPLE / 'agent.py'}:handle\n    eval_sets: ['evals/*.evalset.json']\n"
+    )
+    out = tmp_path / "results.json"
+    assert main(["run", "--config", str(tmp_path / "agenteval.yaml"), "--json", str(out)]) == 0
+    assert capsys.readouterr().err.count("$.bogus: unknown key") == 1
+    assert [w for w in json.loads(out.read_text())["warnings"] if "$.bogus" in w] == [
+        f"{(evals / 'test_config.json').as_posix()} at $.bogus: unknown key; google-adk ignores it"
+    ]

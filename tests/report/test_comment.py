@@ -14,7 +14,6 @@ import pytest
 from agenteval_ci.baseline import baseline_from_results
 from agenteval_ci.gate import compare
 from agenteval_ci.report import comment_marker, render_comment, render_summary
-from agenteval_ci.schema import RunStats
 from agenteval_ci.schema.settings import GateSettings
 from tests.fakes.gemini import FakeGemini
 from tests.judge.helpers import json_reply
