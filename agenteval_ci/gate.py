@@ -80,6 +80,16 @@ class CaseOutcome:
     def key(self) -> str:
         return f"{self.suite}/{self.eval_set_id}/{self.eval_id}"
 
+    @property
+    def counted(self) -> list[str]:
+        """The metrics that made this case a regression."""
+        return [m.name for m in self.metrics if m.counted]
+
+    @property
+    def worse_metrics(self) -> list[str]:
+        """The metrics that matter for this case: those counted as regressions, else those failing."""
+        return self.counted or [m.name for m in self.metrics if m.candidate_status == Status.FAILED.value]
+
 
 @dataclass(frozen=True)
 class Comparison:
@@ -403,8 +413,8 @@ def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...
     return "unchanged"
 
 
-def _case_outcome(case: CaseResult, baseline: Baseline, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
-    old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
+def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
+    old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
     metrics = _case_metrics(case, old, counted)
     common = dict(suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, status=case.status.value, metrics=metrics)
     if old is None:
@@ -426,22 +436,13 @@ def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
     ]
 
 
-def _no_baseline_outcome(case: CaseResult) -> CaseOutcome:
-    return CaseOutcome(
-        suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, outcome="new",
-        status=case.status.value, baseline_status=None, metrics=_case_metrics(case, None, set()), note=case.reason or "",
-    )
-
-
 # ---------------------------------------------------------------- the verdict
 
 
 def compare(results: Results, baseline: Baseline | None, settings: GateSettings) -> Comparison:
     summaries, counted = _summaries(results, baseline, settings)
-    if baseline is None:
-        cases = [_no_baseline_outcome(c) for c in results.cases]
-    else:
-        cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases] + _removed(results, baseline)
+    cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases]
+    cases += _removed(results, baseline) if baseline else []
     reasons = _reasons(results, baseline, summaries, cases, settings.fail_on)
     failed = bool(reasons) and settings.fail_on != "never"
     regressions = sum(c.outcome == "regressed" for c in cases)

@@ -16,6 +16,7 @@ from .agents import Agent, load_agent
 from .errors import InputError, Problem
 from .judge import make_judge, with_judge_stats
 from .metrics import adk_mean
+from .metrics.efficiency import token_breakdown
 from .progress import Progress
 from .project import EvalSetToRun, Suite
 from .schema import CaseResult, Content, EvalCase, Invocation, MetricResult, MetricRun, Results, RunRecord, RunStats, ShardInfo, Status, TokenCounts
@@ -48,11 +49,12 @@ def plan(suites: list[Suite], shard: ShardInfo | None = None) -> list[CaseJob]:
 # ---------------------------------------------------------------- one run of one case
 
 
-def _tokens(run_invocations: list[Any]) -> TokenCounts:
-    usage = [u for inv in run_invocations for u in inv.usage]
+def _tokens(run_invocations: list[Invocation]) -> TokenCounts:
+    """Counted as token_usage_v1 counts them (input with tool-use prompts, output with thinking)."""
+    breakdowns = [token_breakdown(inv) for inv in run_invocations]
     return TokenCounts(
-        input=sum(u.prompt_token_count or 0 for u in usage),
-        output=sum(u.candidates_token_count or 0 for u in usage),
+        input=int(sum(b.input_tokens or 0 for b in breakdowns)),
+        output=int(sum(b.output_tokens or 0 for b in breakdowns)),
     )
 
 

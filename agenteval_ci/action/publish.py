@@ -86,8 +86,7 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Resu
         file = files.get((case.suite, case.eval_set_id, case.eval_id))
         if case.outcome not in FAILING_OUTCOMES or not file:
             continue
-        counted = [m.name for m in case.metrics if m.counted] or [m.name for m in case.metrics if m.candidate_status == "FAILED"]
-        message = f"{case.outcome.replace('_', ' ')}: {', '.join(counted) or 'see the report'}"
+        message = f"{case.outcome.replace('_', ' ')}: {', '.join(case.worse_metrics) or 'see the report'}"
         if case.note:
             message += f"\n{case.note}"
         path = Path(os.path.relpath(s.in_workspace(file), s.workspace)).as_posix()

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from ..errors import Problem
 from ..project import read_project_config
+from ..report.table import render_table
+from ..results_file import write_results
+from ..schema import Results
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE
 from ..schema.settings import GateSettings
 
@@ -16,6 +19,15 @@ from ..schema.settings import GateSettings
 def print_warnings(warnings: Iterable[Problem | str]) -> None:
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
+
+
+def output_results(results: Results, args: argparse.Namespace, warnings: Iterable[Problem] = ()) -> None:
+    """`--json OUT` (the file keeps the load warnings, already printed when found), then the
+    table unless the results went to stdout."""
+    if args.json:
+        write_results(results.model_copy(update={"warnings": [str(w) for w in warnings]}), args.json)
+    if args.json != "-":
+        print(render_table(results, detailed=args.print_detailed_results))
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:

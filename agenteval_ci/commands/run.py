@@ -16,13 +16,11 @@ from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project
-from ..report.table import render_table
-from ..results_file import write_results
 from ..run import run_suites
 from ..schema import Results, Status
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ..shards import parse_shard
-from ._common import print_warnings
+from ._common import output_results, print_warnings
 from .compare import compare_and_report, verdict_line
 
 
@@ -55,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         suite = adk_style_suite(args.adk_args[0], args.adk_args[1:], args.config_file_path)
         print_warnings(suite.warnings)
         results = run_suites([suite], shard=shard)
-        _output(results, args, suite.warnings)
+        output_results(results, args, suite.warnings)
         print(adk_summary(results))
         every_case_passed = bool(results.cases) and all(c.status == Status.PASSED for c in results.cases)
         return EXIT_PASSED if every_case_passed else EXIT_FAILED
@@ -67,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     results = run_suites(project.suites, judge, shard)
-    _output(results, args, project.warnings)
+    output_results(results, args, project.warnings)
     if args.no_gate:
         return EXIT_PASSED if results.passed else EXIT_FAILED
     return _gate(results, project, args)
@@ -83,14 +81,6 @@ def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     if args.json != "-" and args.md != "-":
         print(f"\nbaseline {baseline.as_posix()}: {verdict_line(comparison)}")
     return comparison.exit_code
-
-
-def _output(results: Results, args: argparse.Namespace, warnings: list[Problem]) -> None:
-    """The results file keeps the load warnings (printed when they were found)."""
-    if args.json:
-        write_results(results.model_copy(update={"warnings": [str(w) for w in warnings]}), args.json)
-    if args.json != "-":
-        print(render_table(results, detailed=args.print_detailed_results))
 
 
 # ---------------------------------------------------------------- adk eval's form

@@ -10,12 +10,11 @@ from ..actuals import RunsByCase, load_actuals
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..judge import make_judge, with_judge_stats
 from ..loader import find_eval_config, load_eval_config, load_eval_set
-from ..report.table import render_table
-from ..results_file import new_results, write_results
+from ..results_file import new_results
 from ..schema import RunRecord, RunStats
 from ..schema.settings import JudgeSettings
 from ..scoring import CaseToScore, score_all
-from ._common import print_warnings
+from ._common import output_results, print_warnings
 
 
 
@@ -73,8 +72,5 @@ def run(args: argparse.Namespace) -> int:
     scored = asyncio.run(score_all(items, judge))
     stats = with_judge_stats(RunStats(), judge.stats())
     results = new_results(scored, num_runs=max(len(r) for r in runs.values()) if runs else 0, stats=stats)
-    if args.json:
-        write_results(results, args.json)
-    if args.json != "-":
-        print(render_table(results, detailed=args.print_detailed_results))
+    output_results(results, args, [*loaded.warnings, *config.warnings])
     return EXIT_PASSED if results.passed else EXIT_FAILED

@@ -6,28 +6,28 @@ from ..schema import FunctionCall, Invocation, MatchType, MetricRun, ToolTraject
 from .base import MetricInput, score_turns
 
 
-def _same_call(actual: FunctionCall, expected: FunctionCall, ignore_args: bool) -> bool:
+def same_call(actual: FunctionCall, expected: FunctionCall, ignore_args: bool) -> bool:
     # Call ids are ignored; args compare by deep equality, so 1 == 1.0 as in ADK.
     return actual.name == expected.name and (ignore_args or actual.args == expected.args)
 
 
 def exact_match(actual: list[FunctionCall], expected: list[FunctionCall], ignore_args: bool = False) -> bool:
     return len(actual) == len(expected) and all(
-        _same_call(a, e, ignore_args) for a, e in zip(actual, expected)
+        same_call(a, e, ignore_args) for a, e in zip(actual, expected)
     )
 
 
 def in_order_match(actual: list[FunctionCall], expected: list[FunctionCall], ignore_args: bool = False) -> bool:
     """Expected calls appear in actual in the same order; extra calls allowed in between."""
     remaining = iter(actual)
-    return all(any(_same_call(a, e, ignore_args) for a in remaining) for e in expected)
+    return all(any(same_call(a, e, ignore_args) for a in remaining) for e in expected)
 
 
 def any_order_match(actual: list[FunctionCall], expected: list[FunctionCall], ignore_args: bool = False) -> bool:
     """Each expected call is matched by a distinct actual call; extra calls allowed."""
     unused = list(actual)
     for e in expected:
-        index = next((i for i, a in enumerate(unused) if _same_call(a, e, ignore_args)), None)
+        index = next((i for i, a in enumerate(unused) if same_call(a, e, ignore_args)), None)
         if index is None:
             return False
         del unused[index]

@@ -13,7 +13,7 @@ from typing import Callable
 
 from ..schema import FunctionCall, InvocationScore, MetricRun, SingleToolUseCriterion
 from .base import MetricInput, mean_run, score_turns, status_for
-from .trajectory import any_order_match, exact_match, in_order_match
+from .trajectory import any_order_match, exact_match, in_order_match, same_call
 
 Trajectory = list[FunctionCall]
 TrajectoryScore = Callable[[Trajectory, Trajectory], float]
@@ -24,15 +24,11 @@ def _matched_count(calls: Trajectory, pool: Trajectory) -> int:
     unused = list(pool)
     matched = 0
     for call in calls:
-        index = next((i for i, other in enumerate(unused) if _same(call, other)), None)
+        index = next((i for i, other in enumerate(unused) if same_call(call, other, ignore_args=False)), None)
         if index is not None:
             matched += 1
             del unused[index]
     return matched
-
-
-def _same(a: FunctionCall, b: FunctionCall) -> bool:
-    return a.name == b.name and a.args == b.args
 
 
 def precision(predicted: Trajectory, reference: Trajectory) -> float:

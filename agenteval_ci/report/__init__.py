@@ -7,6 +7,7 @@ import json
 
 from ..gate import Comparison
 from ..schema import Results
+from ..schema.project import DEFAULT_BASELINE
 from .markdown import COMMENT_LIMIT, SUMMARY_LIMIT, comment_marker, render_markdown
 from .view import build_view
 
@@ -18,14 +19,14 @@ def render_comment(
     results: Results,
     *,
     suite: str | None = None,
-    baseline_path: str = ".agenteval/baseline.json",
+    baseline_path: str = DEFAULT_BASELINE,
     max_chars: int = COMMENT_LIMIT,
 ) -> str:
     view = build_view(comparison, results, suite)
     return render_markdown(view, baseline_path=baseline_path, limit=max_chars)
 
 
-def render_summary(comparison: Comparison, results: Results, *, baseline_path: str = ".agenteval/baseline.json") -> str:
+def render_summary(comparison: Comparison, results: Results, *, baseline_path: str = DEFAULT_BASELINE) -> str:
     view = build_view(comparison, results)
     return render_markdown(view, baseline_path=baseline_path, limit=SUMMARY_LIMIT - 1, size=lambda t: len(t.encode()))
 

@@ -24,7 +24,7 @@ class CallChange:
         return f"{mark} {self.name}({args})" + ("  [reordered]" if self.kind == "reordered" else "")
 
 
-def _args(call: FunctionCall) -> str:
+def call_args(call: FunctionCall) -> str:
     return json.dumps(call.args or {}, sort_keys=True, ensure_ascii=False)
 
 
@@ -38,14 +38,14 @@ def trajectory_changes(expected: list[FunctionCall], actual: list[FunctionCall])
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             for e, a in zip(expected[i1:i2], actual[j1:j2]):
-                kind = "same" if _args(e) == _args(a) else "changed args"
-                changes.append(CallChange(kind, e.name or "", _args(e), _args(a)))
+                kind = "same" if call_args(e) == call_args(a) else "changed args"
+                changes.append(CallChange(kind, e.name or "", call_args(e), call_args(a)))
             continue
         for e in expected[i1:i2]:
-            changes.append(CallChange("missing", e.name or "", _args(e)))
+            changes.append(CallChange("missing", e.name or "", call_args(e)))
         for a in actual[j1:j2]:
             kind = "reordered" if (a.name or "") in exp_names[:i1] + exp_names[i2:] else "added"
-            changes.append(CallChange(kind, a.name or "", actual_args=_args(a)))
+            changes.append(CallChange(kind, a.name or "", actual_args=call_args(a)))
     return changes
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 from xml.etree import ElementTree as ET
 
-from ..gate import Comparison
+from ..gate import Comparison, case_key
 from ..schema import CaseResult, Results, Status
 
 
@@ -30,11 +30,11 @@ def _testcase(case: CaseResult, regressed: list[str]) -> ET.Element:
 
 
 def junit_xml(results: Results, comparison: Comparison | None = None) -> str:
-    regressed = {c.key: [m.name for m in c.metrics if m.counted] for c in comparison.cases} if comparison else {}
+    regressed = {c.key: c.counted for c in comparison.cases} if comparison else {}
     root = ET.Element("testsuites", name="agenteval")
     ordered = sorted(results.cases, key=lambda c: c.suite)
     for suite, cases in groupby(ordered, key=lambda c: c.suite):
-        elements = [_testcase(c, regressed.get(f"{c.suite}/{c.eval_set_id}/{c.eval_id}", [])) for c in cases]
+        elements = [_testcase(c, regressed.get(case_key(c), [])) for c in cases]
         failures = sum(e.find("failure") is not None for e in elements)
         skipped = sum(e.find("skipped") is not None for e in elements)
         node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(elements)), failures=str(failures), errors="0", skipped=str(skipped))

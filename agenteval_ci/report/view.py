@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary
+from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
 from ..schema import CaseResult, Invocation, MetricResult, Results, RunRecord, Status
 from .diff import response_diff, trajectory_diff
 from .text import fmt, fmt_delta, fmt_rate, inline
@@ -121,18 +121,12 @@ def _rationale(metrics: list[MetricResult]) -> str:
     return text if len(text) <= RATIONALE_CHARS else text[: RATIONALE_CHARS - 1] + "…"
 
 
-def _worse_metrics(outcome: CaseOutcome) -> list[str]:
-    """The metrics that matter for this case: those counted as regressions, else those failing."""
-    counted = [m.name for m in outcome.metrics if m.counted]
-    return counted or [m.name for m in outcome.metrics if m.candidate_status == Status.FAILED.value]
-
-
 def _expected(result: CaseResult) -> list[Invocation]:
     return result.eval_case.conversation or []
 
 
 def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
-    worse = _worse_metrics(outcome)
+    worse = outcome.worse_metrics
     run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
@@ -144,7 +138,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
         status=outcome.status or "–",
         note=outcome.note,
         metrics=outcome.metrics,
-        counted=tuple(m.name for m in outcome.metrics if m.counted),
+        counted=tuple(outcome.counted),
         trajectory_diff=trajectory_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
         response_diff=response_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
         rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
@@ -186,7 +180,7 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
 def build_view(comparison: Comparison, results: Results, suite: str | None = None, *, every_case: bool = False) -> ReportView:
     """`every_case` keeps unchanged cases too (the HTML report lists every case)."""
     name = inline(suite or ",".join(results.suites))
-    by_key = {f"{c.suite}/{c.eval_set_id}/{c.eval_id}": c for c in results.cases}
+    by_key = {case_key(c): c for c in results.cases}
     alert, headline = _headline(comparison, name)
     return ReportView(
         suite=name,

@@ -24,7 +24,7 @@ _TEMPLATES = Path(__file__).resolve().parent / "templates"
 @pass_context
 def _fill(context: Any, text: str) -> str:
     """Persona texts may use the template's variables themselves (`{{ stop_signal }}`)."""
-    return context.environment.from_string(text).render(context.get_all()) if text else ""
+    return _compiled(text).render(context.get_all()) if text else ""
 
 
 @lru_cache(maxsize=None)
@@ -39,8 +39,14 @@ def _template_text(name: str) -> str:
     return (_TEMPLATES / f"{name}.md.j2").read_text(encoding="utf-8")
 
 
+@lru_cache(maxsize=256)
+def _compiled(source: str) -> Any:
+    """Compiling is ~30x the cost of rendering, and the same few templates render every turn."""
+    return _environment().from_string(source)
+
+
 def _render(source: str, **variables: Any) -> str:
-    return _environment().from_string(source).render(**variables).strip()
+    return _compiled(source).render(**variables).strip()
 
 
 def missing_placeholders(template: str, with_persona: bool = False) -> list[str]:
