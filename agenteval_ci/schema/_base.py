@@ -6,6 +6,12 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 
+class StrictModel(BaseModel):
+    """Our own files (results, baseline, agenteval.yaml): our field names, unknown keys rejected."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
 class AdkModel(BaseModel):
     """snake_case or camelCase keys, unknown keys rejected (ADK's EvalBaseModel)."""
 

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import StrictModel
 
 from .results import Status
 
 BASELINE_VERSION = 1
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class BaselineMetric(_Record):
+class BaselineMetric(StrictModel):
     score: Optional[float] = None  # mean over runs
     runs: list[Optional[float]] = Field(default_factory=list)  # each run's score
     run_statuses: list[Status] = Field(default_factory=list)
@@ -29,20 +27,20 @@ class BaselineMetric(_Record):
     rubrics: dict[str, float] = Field(default_factory=dict)  # rubric id -> pass rate over runs
 
 
-class BaselineCase(_Record):
+class BaselineCase(StrictModel):
     fingerprint: str
     status: Status
     metrics: dict[str, BaselineMetric] = Field(default_factory=dict)
 
 
-class Provenance(_Record):
+class Provenance(StrictModel):
     commit: Optional[str] = None
     created_at: str
     tool_version: str
     num_runs: int
 
 
-class Baseline(_Record):
+class Baseline(StrictModel):
     schema_version: int = BASELINE_VERSION
     provenance: Provenance
     # suite -> eval_set_id -> eval_id -> case

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
+
+from ._base import StrictModel
 
 from .settings import GateSettings, JudgeSettings
 
@@ -16,11 +18,7 @@ DEFAULT_PROJECT_FILE = "agenteval.yaml"
 DEFAULT_BASELINE = ".agenteval/baseline.json"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SuiteConfig(_Strict):
+class SuiteConfig(StrictModel):
     """One agent and the eval sets it runs against."""
 
     name: str = "default"
@@ -39,7 +37,7 @@ class SuiteConfig(_Strict):
         return [value] if isinstance(value, str) else value
 
 
-class ProjectConfig(_Strict):
+class ProjectConfig(StrictModel):
     baseline: str = DEFAULT_BASELINE  # relative to agenteval.yaml's folder
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     gate: GateSettings = Field(default_factory=GateSettings)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import enum
 from typing import Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import StrictModel
 
 from .eval_set import EvalCase, Invocation
 
@@ -25,11 +27,7 @@ class Status(str, enum.Enum):
     INFORMATIONAL = "INFORMATIONAL"  # a figure that never passes or fails
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RubricVerdict(_Record):
+class RubricVerdict(StrictModel):
     """ADK's RubricScore: one rubric's score (1.0 yes / 0.0 no / None not evaluated)."""
 
     rubric_id: str
@@ -37,7 +35,7 @@ class RubricVerdict(_Record):
     rationale: Optional[str] = None
 
 
-class InvocationScore(_Record):
+class InvocationScore(StrictModel):
     score: Optional[float] = None
     status: Status = Status.NOT_EVALUATED
     reason: Optional[str] = None
@@ -45,7 +43,7 @@ class InvocationScore(_Record):
     details: Optional[dict[str, Any]] = None  # metric-specific figures (token breakdown, labels, ...)
 
 
-class MetricRun(_Record):
+class MetricRun(StrictModel):
     """One metric on one run of one case, as one ADK evaluator call reports it."""
 
     score: Optional[float] = None
@@ -56,7 +54,7 @@ class MetricRun(_Record):
     details: Optional[dict[str, Any]] = None  # metric-specific overall figures (e.g. token breakdown)
 
 
-class MetricResult(_Record):
+class MetricResult(StrictModel):
     """One metric on one case over all runs: score is the mean of the runs' scores."""
 
     score: Optional[float] = None
@@ -67,12 +65,12 @@ class MetricResult(_Record):
     runs: list[MetricRun] = Field(default_factory=list)
 
 
-class TokenCounts(_Record):
+class TokenCounts(StrictModel):
     input: int = 0
     output: int = 0
 
 
-class RunRecord(_Record):
+class RunRecord(StrictModel):
     """One run of the agent on one case: what it actually did."""
 
     index: int = 0
@@ -82,7 +80,7 @@ class RunRecord(_Record):
     tokens: Optional[TokenCounts] = None
 
 
-class CaseResult(_Record):
+class CaseResult(StrictModel):
     suite: str = "default"
     eval_set_id: str
     eval_set_file: Optional[str] = None  # repo-relative, for annotations
@@ -95,12 +93,12 @@ class CaseResult(_Record):
     eval_case: EvalCase
 
 
-class ShardInfo(_Record):
+class ShardInfo(StrictModel):
     index: int  # 1-based
     count: int
 
 
-class JudgeUsage(_Record):
+class JudgeUsage(StrictModel):
     """One judged metric's share of the judge's work in a run."""
 
     calls: int = 0  # HTTP attempts that reached the model (retries included)
@@ -111,7 +109,7 @@ class JudgeUsage(_Record):
     estimated_cost_usd: Optional[float] = None  # None when a model has no known price
 
 
-class RunStats(_Record):
+class RunStats(StrictModel):
     duration_seconds: float = 0.0
     agent_turns: int = 0
     agent_tokens: TokenCounts = Field(default_factory=TokenCounts)
@@ -123,7 +121,7 @@ class RunStats(_Record):
     judge_by_metric: dict[str, JudgeUsage] = Field(default_factory=dict)
 
 
-class Results(_Record):
+class Results(StrictModel):
     schema_version: int = SCHEMA_VERSION
     tool_version: str
     created_at: str  # ISO 8601, UTC

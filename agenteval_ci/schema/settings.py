@@ -8,21 +8,19 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from ._base import StrictModel
 
 
-class _Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ModelPrice(_Settings):
+class ModelPrice(StrictModel):
     """USD per million tokens."""
 
     input: float
     output: float
 
 
-class JudgeSettings(_Settings):
+class JudgeSettings(StrictModel):
     """How LLM-judged metrics reach their model (see docs/judge.md)."""
 
     concurrency: int = Field(default=32, ge=1)  # one bound for all judge calls of a run
@@ -37,7 +35,7 @@ class JudgeSettings(_Settings):
     prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides of the built-in table
 
 
-class GateSettings(_Settings):
+class GateSettings(StrictModel):
     """How `compare` decides (see docs/gate.md)."""
 
     fail_on: Literal["regression", "threshold", "never"] = "regression"

@@ -12,7 +12,7 @@ from agenteval_ci.metrics import MetricInput
 from agenteval_ci.metrics.registry import REGISTRY
 from agenteval_ci.schema import Content, EvalCase, Invocation, MetricRun
 from agenteval_ci.schema.settings import JudgeSettings
-from tests.fakes.gemini import FakeGemini, GeminiRequest, text_reply
+from tests.fakes.gemini import FakeGemini, text_reply
 
 
 def fast_settings(cache_dir: Path, **overrides: Any) -> JudgeSettings:
@@ -45,7 +45,3 @@ def score(metric: str, criterion: dict[str, Any], actual: list[Invocation], judg
     case = EvalCase(eval_id="case", conversation=expected if expected is not None else actual, **case_fields)
     inp = MetricInput(spec.criterion_type.model_validate(criterion), actual, case.conversation, case, judge)
     return asyncio.run(spec.evaluate(inp))
-
-
-def is_prompt(request: GeminiRequest, marker: str) -> bool:
-    return marker in request.prompt_text

@@ -12,7 +12,7 @@ from tests.judge.helpers import json_reply
 RUBRIC = {"rubric_id": "confirms", "rubric_content": {"text_property": "Confirms the action."}}
 
 
-def write_case_files(tmp_path: Path, cases: int) -> tuple[Path, Path]:
+def write_case_files(tmp_path: Path, cases: int) -> Path:
     turns = [
         {
             "eval_id": f"case{i}",
@@ -33,7 +33,7 @@ def write_case_files(tmp_path: Path, cases: int) -> tuple[Path, Path]:
             "rubric_based_final_response_quality_v1": {"threshold": 0.5, "rubrics": [RUBRIC], "judge_model_options": {"num_samples": 3}},
         }
     }))
-    return evalset, evalset
+    return evalset
 
 
 def answer(request):
@@ -49,7 +49,7 @@ def score_cli(evalset: Path, tmp_path: Path, out: str) -> dict:
 
 
 def test_cold_then_warm_run_makes_zero_judge_calls(tmp_path, monkeypatch, capsys):
-    evalset, _ = write_case_files(tmp_path, cases=4)
+    evalset = write_case_files(tmp_path, cases=4)
     with FakeGemini(responder=answer) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
@@ -67,7 +67,7 @@ def test_cold_then_warm_run_makes_zero_judge_calls(tmp_path, monkeypatch, capsys
 
 
 def test_faults_leave_scores_not_evaluated_and_the_run_completes(tmp_path, monkeypatch, capsys):
-    evalset, _ = write_case_files(tmp_path, cases=2)
+    evalset = write_case_files(tmp_path, cases=2)
     with FakeGemini(responder=lambda r: Fault(503, "overloaded", retry_after=0.01)) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
@@ -82,7 +82,7 @@ def test_faults_leave_scores_not_evaluated_and_the_run_completes(tmp_path, monke
 
 
 def test_no_credentials_is_not_evaluated_not_a_crash(tmp_path, monkeypatch, capsys):
-    evalset, _ = write_case_files(tmp_path, cases=1)
+    evalset = write_case_files(tmp_path, cases=1)
     for name in ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
         monkeypatch.delenv(name, raising=False)
     out = tmp_path / "r.json"
