@@ -9,22 +9,66 @@ and stems every word again, which dominates its cost. Scores are bit-identical
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import re
+import sys
+import types
 import unicodedata
 from collections import Counter
 from functools import lru_cache
 
-from rouge_score import tokenizers
+from rouge_score import tokenize as rouge_tokenize
 
 from ..schema import MetricRun, text_of
 from .base import MetricInput, score_turns
 
-_porter = tokenizers.DefaultTokenizer(use_stemmer=True)
+
+def _porter_module_alone() -> types.ModuleType:
+    """nltk.stem.porter, loaded under bare stand-ins for its two parent packages."""
+    roots = list(importlib.util.find_spec("nltk").submodule_search_locations)
+    for name, paths in (("nltk", roots), ("nltk.stem", [f"{root}/stem" for root in roots])):
+        sys.modules[name] = types.ModuleType(name)
+        sys.modules[name].__path__ = paths
+    return importlib.import_module("nltk.stem.porter")
+
+
+def _porter_class_alone() -> type | None:
+    before = set(sys.modules)
+    try:
+        return _porter_module_alone().PorterStemmer
+    except Exception:
+        return None
+    finally:
+        for name in set(sys.modules) - before:
+            if name == "nltk" or name.startswith("nltk."):
+                del sys.modules[name]
+
+
+def _porter_stemmer() -> object:
+    """nltk's PorterStemmer, the one rouge-score's DefaultTokenizer builds.
+
+    `import nltk` runs the package's __init__, which loads corpora readers, numpy and
+    more: a quarter of a second, most of `agenteval score`'s start-up. porter.py needs
+    none of it. The stand-ins are dropped afterwards, so a later `import nltk` (by an
+    agent, say) gets the real package; should a future porter.py need more of it, the
+    plain import is the fallback, as it is when nltk is loaded already.
+    """
+    stemmer_class = None if "nltk" in sys.modules else _porter_class_alone()
+    if stemmer_class is None:
+        from nltk.stem import porter
+
+        stemmer_class = porter.PorterStemmer
+    return stemmer_class()
+
+
+_stemmer = _porter_stemmer()
 
 
 @lru_cache(maxsize=65536)
 def _ascii_word_tokens(word: str) -> tuple[str, ...]:
-    return tuple(_porter.tokenize(word))
+    """rouge-score's tokenize() (DefaultTokenizer(use_stemmer=True) calls just this)."""
+    return tuple(rouge_tokenize.tokenize(word, _stemmer))
 
 
 def _is_cjk(code: int) -> bool:
