@@ -7,6 +7,10 @@ loopback fake Gemini server with 300 ms latency per call; it plays the agent's m
 call, then an answer from the tool's result) and the judge (ADK's reply formats for ADK's
 prompts, ours for ours). Then a second `agenteval run` with the warm judge cache.
 
+"model calls" are HTTP requests seen by the fake. `adk eval` asks one request per judge
+sample; agenteval asks for a prompt's 5 samples in one request (candidateCount=5), so its
+judge calls are requests and its cache misses are samples.
+
     /work/venv/bin/python bench/judge_vs_adk.py [--cases 40] [--latency 0.3] [--adk PATH]
 
 `adk eval` needs google-adk's [eval] extra; to keep the project venv lean, install it aside:

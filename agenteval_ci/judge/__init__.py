@@ -2,6 +2,7 @@
 
     judge = make_judge(settings)              # always a Judge, even without credentials
     answer = await judge.ask(metric, model, config, prompt, sample)
+    answers = await judge.ask_many(metric, model, config, prompt, count)  # samples 0..count-1, one request
     stats = judge.stats()                     # calls, cache hits/misses, tokens, cost, per metric
     run_stats = with_judge_stats(run_stats, stats)
 """

@@ -1,8 +1,11 @@
-"""The Judge: every LLM-judged metric asks it for one sample of one prompt.
+"""The Judge: every LLM-judged metric asks it for samples of one prompt.
 
 It owns the single concurrency bound, retries with exponential backoff and jitter
 (honouring Retry-After), the total deadline, the on-disk cache and the token and cost
-accounting. `ask` never raises: a failure comes back as `JudgeAnswer.error`.
+accounting. The samples of a prompt that are not cached go out in one request with
+`candidate_count` (at most 8, Gemini's limit); a model that rejects that is asked one
+sample per request from then on. `ask` and `ask_many` never raise: a failure comes back
+as `JudgeAnswer.error`.
 """
 
 from __future__ import annotations
@@ -13,13 +16,26 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterable, Optional, Union
 
 from ..schema.settings import JudgeSettings
 from .cache import CachedReply, DiskCache, cache_key
-from .outcomes import CallFailed, GeneratedText
+from .outcomes import CallFailed, Generated
 from .costs import estimate_usd
 from .limiter import AdaptiveLimiter
+
+MAX_CANDIDATES = 8  # Gemini's limit on candidate_count
+
+
+@dataclass(frozen=True)
+class _Prompt:
+    metric: str
+    model: str
+    config: Optional[dict[str, Any]]
+    text: str
+
+
+Sampled = Union[CachedReply, CallFailed]  # one sample fetched from the model, or why not
 
 
 @dataclass(frozen=True)
@@ -63,30 +79,20 @@ class Judge:
         self._lock = threading.Lock()
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._started: Optional[float] = None
+        self._single_candidate_models: set[str] = set()  # models that rejected candidate_count > 1
 
-    # ---- the one entry point of metrics
+    # ---- the entry points of metrics
 
     async def ask(self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int) -> JudgeAnswer:
-        """One sample of `prompt`. Asking the same prompt and sample again in this judge's life
-        is a repeat (another run of the same output) and draws a fresh sample."""
-        base_key = cache_key(model, config, prompt, sample, 0)
-        with self._lock:
-            repeat = self._repeats[base_key]
-            self._repeats[base_key] += 1
-        key = base_key if repeat == 0 else cache_key(model, config, prompt, sample, repeat)
-        if self._cache and (hit := self._cache.get(key)):
-            self._count(metric, hit=True)
-            return JudgeAnswer(text=hit.text, cached=True)
-        if self.unavailable:  # checked after the cache: a committed cache works offline
-            return JudgeAnswer(error=self.unavailable)
-        self._count(metric, hit=False)
-        outcome = await self._call_with_retries(metric, model, config, prompt)
-        if isinstance(outcome, CallFailed):
-            self._usage_of(metric).failures += 1
-            return JudgeAnswer(error=f"judge call failed: {outcome.message}")
-        if self._cache:
-            self._cache.put(key, CachedReply(outcome.text, outcome.tokens_in, outcome.tokens_out))
-        return JudgeAnswer(text=outcome.text)
+        """Sample number `sample` of `prompt`."""
+        [answer] = await self._answer(_Prompt(metric, model, config, prompt), [sample])
+        return answer
+
+    async def ask_many(
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int
+    ) -> list[JudgeAnswer]:
+        """Samples 0 .. count-1 of `prompt`; those not cached are asked for in one request."""
+        return await self._answer(_Prompt(metric, model, config, prompt), range(count))
 
     def stats(self) -> JudgeStats:
         total = JudgeStats(per_metric={name: MetricUsage(**vars(u)) for name, u in self._usage.items()})
@@ -100,17 +106,86 @@ class Judge:
             total.estimated_cost_usd = _add_cost(total.estimated_cost_usd, usage.cost_usd)
         return total
 
+    # ---- samples: cache, repeats, failures
+
+    async def _answer(self, prompt: _Prompt, samples: Iterable[int]) -> list[JudgeAnswer]:
+        keys = [self._next_key(prompt, sample) for sample in samples]
+        answers = [self._cached(prompt.metric, key) for key in keys]
+        missing = [index for index, answer in enumerate(answers) if answer is None]
+        if missing and self.unavailable:  # checked after the cache: a committed cache works offline
+            return [answer or JudgeAnswer(error=self.unavailable) for answer in answers]
+        for _ in missing:
+            self._count(prompt.metric, hit=False)
+        fetched = await self._fetch(prompt, len(missing))
+        for index, sampled in zip(missing, fetched):
+            answers[index] = self._settle(prompt.metric, keys[index], sampled)
+        return answers
+
+    def _next_key(self, prompt: _Prompt, sample: int) -> str:
+        """Asking the same prompt and sample again in this judge's life is a repeat (another
+        run of the same output) and draws a fresh sample, under a key of its own."""
+        base_key = cache_key(prompt.model, prompt.config, prompt.text, sample, 0)
+        with self._lock:
+            repeat = self._repeats[base_key]
+            self._repeats[base_key] += 1
+        return base_key if repeat == 0 else cache_key(prompt.model, prompt.config, prompt.text, sample, repeat)
+
+    def _cached(self, metric: str, key: str) -> Optional[JudgeAnswer]:
+        if self._cache and (hit := self._cache.get(key)):
+            self._count(metric, hit=True)
+            return JudgeAnswer(text=hit.text, cached=True)
+        return None
+
+    def _settle(self, metric: str, key: str, sampled: Sampled) -> JudgeAnswer:
+        if isinstance(sampled, CallFailed):
+            self._usage_of(metric).failures += 1
+            return JudgeAnswer(error=f"judge call failed: {sampled.message}")
+        if self._cache:
+            self._cache.put(key, sampled)
+        return JudgeAnswer(text=sampled.text)
+
+    # ---- batching samples into requests
+
+    async def _fetch(self, prompt: _Prompt, count: int) -> list[Sampled]:
+        """`count` fresh samples: in requests of up to MAX_CANDIDATES candidates each, or
+        one per request for a model that does not take candidate_count."""
+        batch = 1 if prompt.model in self._single_candidate_models else MAX_CANDIDATES
+        return await self._fetch_in_requests(prompt, [min(batch, count - start) for start in range(0, count, batch)])
+
+    async def _fetch_in_requests(self, prompt: _Prompt, sizes: list[int]) -> list[Sampled]:
+        """One request per size, all in flight at once under the concurrency bound."""
+        batches = await asyncio.gather(*(self._fetch_batch(prompt, size) for size in sizes))
+        return [sampled for batch in batches for sampled in batch]
+
+    async def _fetch_batch(self, prompt: _Prompt, size: int) -> list[Sampled]:
+        outcome = await self._call_with_retries(prompt, size)
+        if isinstance(outcome, CallFailed):
+            if size > 1 and outcome.status == 400:
+                # Most likely "multiple candidates is not enabled"; if the request is bad anyway,
+                # the single requests report why.
+                self._single_candidate_models.add(prompt.model)
+                return await self._fetch(prompt, size)
+            return [outcome] * size
+        replies = [_as_reply(candidate, outcome) for candidate in outcome.candidates[:size]]
+        if len(replies) == size:
+            return replies
+        if size == 1:
+            return [CallFailed("the judge returned no text")]
+        # Short of candidates: the rest one per request, in parallel, so a model that caps
+        # candidates silently costs one more round trip, not one per missing sample.
+        return replies + await self._fetch_in_requests(prompt, [1] * (size - len(replies)))
+
     # ---- calls, retries, deadline
 
-    async def _call_with_retries(self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str):
+    async def _call_with_retries(self, prompt: _Prompt, candidates: int):
         state = self._loop_state()
         attempt = 0
         while True:
             remaining = self._remaining()
             if remaining <= 0:
                 return CallFailed(f"judge deadline of {self.settings.deadline_seconds:g} s exceeded")
-            outcome = await self._one_call(state, metric, model, config, prompt, remaining)
-            if isinstance(outcome, GeneratedText) or not outcome.retryable or attempt >= self.settings.max_retries:
+            outcome = await self._one_call(state, prompt, candidates, remaining)
+            if isinstance(outcome, Generated) or not outcome.retryable or attempt >= self.settings.max_retries:
                 return outcome
             delay = self._backoff(attempt, outcome.retry_after)
             if delay >= self._remaining():
@@ -118,18 +193,19 @@ class Judge:
             await asyncio.sleep(delay)
             attempt += 1
 
-    async def _one_call(self, state, metric, model, config, prompt, remaining: float):
+    async def _one_call(self, state, prompt: _Prompt, candidates: int, remaining: float):
         client, limiter = state
-        await limiter.acquire()
+        await limiter.acquire()  # one request, one slot, however many candidates it asks for
         outcome: Any = CallFailed("judge call did not finish")
         try:
             timeout = min(self.settings.request_timeout_seconds, remaining)
-            outcome = await asyncio.wait_for(client_module().generate(client, model, config, prompt), timeout)
+            generating = client_module().generate(client, prompt.model, prompt.config, prompt.text, candidates)
+            outcome = await asyncio.wait_for(generating, timeout)
         except asyncio.TimeoutError:
             outcome = CallFailed(f"no answer within {timeout:g} s", retryable=True)
         finally:
             await limiter.release(throttled=isinstance(outcome, CallFailed) and outcome.status == 429)
-        self._record_call(metric, model, outcome)
+        self._record_call(prompt.metric, prompt.model, outcome)
         return outcome
 
     def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
@@ -172,7 +248,7 @@ class Judge:
     def _record_call(self, metric: str, model: str, outcome: Any) -> None:
         usage = self._usage_of(metric)
         usage.calls += 1
-        if isinstance(outcome, GeneratedText):
+        if isinstance(outcome, Generated):
             usage.tokens_in += outcome.tokens_in
             usage.tokens_out += outcome.tokens_out
             cost = estimate_usd(model, outcome.tokens_in, outcome.tokens_out, self.settings.prices)
@@ -184,6 +260,14 @@ def client_module() -> Any:
     from . import client
 
     return client
+
+
+def _as_reply(candidate: Union[str, CallFailed], response: Generated) -> Sampled:
+    """A candidate as a cacheable reply, carrying its even share of the request's tokens."""
+    if isinstance(candidate, CallFailed):
+        return candidate
+    share = len(response.candidates)
+    return CachedReply(candidate, round(response.tokens_in / share), round(response.tokens_out / share))
 
 
 def _add_cost(total: Optional[float], more: Optional[float]) -> Optional[float]:

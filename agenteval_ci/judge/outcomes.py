@@ -14,13 +14,6 @@ TRUTHY = {"1", "true", "yes", "on"}
 
 
 @dataclass(frozen=True)
-class GeneratedText:
-    text: str
-    tokens_in: int
-    tokens_out: int
-
-
-@dataclass(frozen=True)
 class CallFailed:
     """A failed attempt: `status` is the HTTP status (None for transport errors or bad bodies)."""
 
@@ -30,7 +23,18 @@ class CallFailed:
     retryable: bool = False
 
 
-CallOutcome = Union[GeneratedText, CallFailed]
+@dataclass(frozen=True)
+class Generated:
+    """An answered request: each candidate's text (or why it has none) in candidate order, and
+    the request's usage: the prompt is billed once, the candidates' output tokens add up.
+    The model may return fewer candidates than asked for."""
+
+    candidates: tuple[Union[str, CallFailed], ...]
+    tokens_in: int
+    tokens_out: int
+
+
+CallOutcome = Union[Generated, CallFailed]
 
 
 def credentials_problem(env: Mapping[str, str]) -> Optional[str]:

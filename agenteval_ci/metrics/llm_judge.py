@@ -8,7 +8,6 @@ NOT_EVALUATED with the reason; it never counts as a 0.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import string
@@ -86,13 +85,11 @@ async def ask_samples(
     parse: Callable[[str], Optional[T]],
     num_samples: Optional[int] = None,
 ) -> Samples[T]:
-    """`num_samples` judge samples of one prompt, all in flight at once under the judge's bound."""
+    """`num_samples` judge samples of one prompt, asked for in one request (see `Judge.ask_many`)."""
     if judge is None:
         return Samples([], NO_JUDGE)
     count = num_samples or options.num_samples
-    answers = await asyncio.gather(
-        *(judge.ask(metric, options.judge_model, options.judge_model_config, prompt, i) for i in range(count))
-    )
+    answers = await judge.ask_many(metric, options.judge_model, options.judge_model_config, prompt, count)
     values = []
     for index, answer in enumerate(answers):
         if answer.error:

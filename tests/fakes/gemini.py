@@ -5,8 +5,13 @@ Point google-genai (and so google-adk agents and our judge) at it with
 `POST /{version}/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`.
 
 A test scripts it with a responder, a function from the request to a reply body (see
-`text_reply`, `function_call_reply`) or a `Fault`. Faults queued with `fail_next` are served
-first. Every request is recorded; `max_in_flight` tells the highest concurrency seen.
+`text_reply`, `function_call_reply`) or a `Fault`. A request asking for several candidates
+(`generationConfig.candidateCount`) calls the responder once per candidate, so scripted
+replies are consumed one per sample; the answer carries their candidates in order, the
+prompt's tokens once and the candidates' tokens summed. `multiple_candidates=False` rejects
+candidateCount > 1 as Gemini does for models without it; `max_candidates` silently answers
+fewer. Faults queued with `fail_next` are served first, one per request. Every request is
+recorded; `max_in_flight` tells the highest concurrency seen.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ class GeminiRequest:
     @property
     def contents(self) -> list[dict[str, Any]]:
         return self.body.get("contents", [])
+
+    @property
+    def candidate_count(self) -> int:
+        return int(self.body.get("generationConfig", {}).get("candidateCount", 1))
 
     @property
     def last_user_text(self) -> str:
@@ -101,6 +110,20 @@ def function_call_reply(calls: list[tuple[str, dict[str, Any]]], prompt_tokens: 
     return _reply([{"functionCall": {"name": n, "args": a}} for n, a in calls], prompt_tokens, output_tokens)
 
 
+def _candidates_of(replies: list[dict[str, Any]]) -> dict[str, Any]:
+    """One response holding each reply's candidates, as Gemini answers candidateCount > 1."""
+    if len(replies) == 1:
+        return replies[0]
+    candidates = [candidate for reply in replies for candidate in reply.get("candidates", [])]
+    prompt_tokens = replies[0].get("usageMetadata", {}).get("promptTokenCount", 0)
+    output_tokens = sum(reply.get("usageMetadata", {}).get("candidatesTokenCount", 0) for reply in replies)
+    return {
+        **replies[0],
+        "candidates": [{**candidate, "index": index} for index, candidate in enumerate(candidates)],
+        "usageMetadata": usage(prompt_tokens, output_tokens),
+    }
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # the default backlog of 5 resets connections under a judge's 32 parallel calls
 
@@ -115,6 +138,8 @@ class FakeGemini:
     responder: Responder = field(default=lambda req: text_reply("ok"))
     latency: float = 0.0  # seconds added to every answer
     api_key: Optional[str] = None  # when set, requests must carry it
+    multiple_candidates: bool = True  # False: candidateCount > 1 is a 400, as for Gemini models without it
+    max_candidates: Optional[int] = None  # answer at most this many candidates, whatever was asked
 
     def __post_init__(self) -> None:
         self.requests: list[GeminiRequest] = []
@@ -162,7 +187,12 @@ class FakeGemini:
             self.requests.append(request)
             if self._faults:
                 return self._faults.popleft()
-        return self.responder(request)
+        asked = request.candidate_count
+        if asked > 1 and not self.multiple_candidates:
+            return Fault(400, f"Multiple candidates is not enabled for models/{request.model}")
+        replies = [self.responder(request) for _ in range(min(asked, self.max_candidates or asked))]
+        fault = next((reply for reply in replies if isinstance(reply, Fault)), None)
+        return fault or _candidates_of(replies)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -213,7 +243,7 @@ class FakeGemini:
                     self.end_headers()
                     self.wfile.write(body)
                     return
-                status_names = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+                status_names = {400: "INVALID_ARGUMENT", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
                 error = {"error": {"code": fault.status, "message": fault.message, "status": status_names.get(fault.status, "UNKNOWN")}}
                 headers = {"Retry-After": f"{fault.retry_after:g}"} if fault.retry_after is not None else {}
                 self._send(fault.status, error, headers)

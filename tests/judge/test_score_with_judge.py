@@ -54,11 +54,13 @@ def test_cold_then_warm_run_makes_zero_judge_calls(tmp_path, monkeypatch, capsys
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
         cold = score_cli(evalset, tmp_path, "cold.json")
-        assert len(fake.requests) == 24  # 4 cases x 2 metrics x 3 samples
+        assert len(fake.requests) == 8  # 4 cases x 2 metrics, 3 samples per request
+        assert {r.candidate_count for r in fake.requests} == {3}
         warm = score_cli(evalset, tmp_path, "warm.json")
-        assert len(fake.requests) == 24
-    assert cold["stats"]["judge_calls"] == 24 and cold["stats"]["judge_cache_misses"] == 24
-    assert cold["stats"]["judge_tokens"] == {"input": 2400, "output": 480}
+        assert len(fake.requests) == 8
+    assert cold["stats"]["judge_calls"] == 8 and cold["stats"]["judge_cache_misses"] == 24
+    # The prompt is billed once per request (100 tokens), each sample's output (20) adds up.
+    assert cold["stats"]["judge_tokens"] == {"input": 800, "output": 480}
     assert cold["stats"]["estimated_cost_usd"] > 0
     assert warm["stats"]["judge_calls"] == 0 and warm["stats"]["judge_cache_hits"] == 24
     metric = warm["cases"][0]["metrics"]["rubric_based_final_response_quality_v1"]

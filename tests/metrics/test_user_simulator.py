@@ -59,7 +59,8 @@ def test_all_valid_turns_score_one(tmp_path):
         run = evaluate(fake, tmp_path)
     assert run.score == 1.0 and run.status == Status.PASSED
     assert [t.status for t in run.per_invocation] == [Status.PASSED, Status.PASSED]
-    assert len(fake.requests) == 6  # turn 2 and the stop check, 3 samples each; turn 1 needs no judge
+    # turn 2 and the stop check, 3 samples each in one request; turn 1 needs no judge
+    assert [r.candidate_count for r in fake.requests] == [3, 3]
 
 
 def test_first_turn_must_be_the_starting_prompt(tmp_path):
