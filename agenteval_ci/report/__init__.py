@@ -1,17 +1,28 @@
-"""Renderers of results and comparisons: terminal table, PR comment, job summary, HTML, JUnit."""
+"""Renderers of results and comparisons: terminal table, PR comment, job summary, HTML, JUnit.
+
+Each renderer loads on first use (jinja2 and the gate's view among them): `score` and
+`run` print only the table, and their start-up time is part of every CI job.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from typing import TYPE_CHECKING, Optional
 
-from ..gate import Comparison
-from ..schema import Results
 from ..schema.project import DEFAULT_BASELINE
-from .markdown import COMMENT_LIMIT, SUMMARY_LIMIT, comment_marker, render_markdown
-from .view import build_view
+
+if TYPE_CHECKING:
+    from ..gate import Comparison
+    from ..schema import Results
 
 __all__ = ["comment_marker", "comparison_json", "render_comment", "render_html", "render_junit", "render_summary"]
+
+
+def comment_marker(suite: str) -> str:
+    from .markdown import comment_marker as marker
+
+    return marker(suite)
 
 
 def render_comment(
@@ -20,13 +31,19 @@ def render_comment(
     *,
     suite: str | None = None,
     baseline_path: str = DEFAULT_BASELINE,
-    max_chars: int = COMMENT_LIMIT,
+    max_chars: Optional[int] = None,  # default: GitHub's limit on a comment
 ) -> str:
+    from .markdown import COMMENT_LIMIT, render_markdown
+    from .view import build_view
+
     view = build_view(comparison, results, suite)
-    return render_markdown(view, baseline_path=baseline_path, limit=max_chars)
+    return render_markdown(view, baseline_path=baseline_path, limit=max_chars or COMMENT_LIMIT)
 
 
 def render_summary(comparison: Comparison, results: Results, *, baseline_path: str = DEFAULT_BASELINE) -> str:
+    from .markdown import SUMMARY_LIMIT, render_markdown
+    from .view import build_view
+
     view = build_view(comparison, results)
     return render_markdown(view, baseline_path=baseline_path, limit=SUMMARY_LIMIT - 1, size=lambda t: len(t.encode()))
 

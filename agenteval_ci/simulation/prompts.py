@@ -10,9 +10,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from jinja2 import TemplateSyntaxError, meta, pass_context
-from jinja2.sandbox import SandboxedEnvironment
-
 from ..schema import Invocation, InvocationEvents, Part, text_of
 from ..schema.eval_set import IntermediateData, UserPersona
 
@@ -21,16 +18,19 @@ REQUIRED_PLACEHOLDERS = ("stop_signal", "conversation_plan", "conversation_histo
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-@pass_context
-def _fill(context: Any, text: str) -> str:
-    """Persona texts may use the template's variables themselves (`{{ stop_signal }}`)."""
-    return _compiled(text).render(context.get_all()) if text else ""
-
-
 @lru_cache(maxsize=None)
-def _environment() -> SandboxedEnvironment:
+def _environment() -> Any:
+    # jinja2 loads on first use: every command imports the metric registry, few simulate users.
+    from jinja2 import pass_context
+    from jinja2.sandbox import SandboxedEnvironment
+
+    @pass_context
+    def fill(context: Any, text: str) -> str:
+        """Persona texts may use the template's variables themselves (`{{ stop_signal }}`)."""
+        return _compiled(text).render(context.get_all()) if text else ""
+
     env = SandboxedEnvironment(keep_trailing_newline=True)
-    env.filters["fill"] = _fill
+    env.filters["fill"] = fill
     return env
 
 
@@ -52,6 +52,8 @@ def _render(source: str, **variables: Any) -> str:
 def missing_placeholders(template: str, with_persona: bool = False) -> list[str]:
     """The documented variables a custom-instructions template does not use (all of
     them when it is not valid jinja)."""
+    from jinja2 import TemplateSyntaxError, meta
+
     required = [*REQUIRED_PLACEHOLDERS, *(["persona"] if with_persona else [])]
     try:
         used = meta.find_undeclared_variables(_environment().parse(template))
