@@ -21,14 +21,14 @@ _CASE_VOLATILE = {
 }
 
 
-def _short_hash(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def _short_hash(data: str | bytes) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()[:16]
 
 
 def case_fingerprint(case: EvalCase) -> str:
     """User turns, expected tool calls and responses, rubrics, scenario and session input.
     Serialized by pydantic in field order: fast, and stable for a given schema."""
-    return _short_hash(case.model_dump_json(exclude=_CASE_VOLATILE, exclude_none=True))
+    return _short_hash(case.__pydantic_serializer__.to_json(case, exclude=_CASE_VOLATILE, exclude_none=True))
 
 
 def metric_fingerprint(metric_name: str, criterion: BaseModel) -> str:

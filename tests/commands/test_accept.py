@@ -14,7 +14,7 @@ from tests.report.scored import EXPECTED, lights, score
 def _results_file(tmp_path, runs, name):
     results = score(tmp_path, EXPECTED, runs, name)
     path = tmp_path / f"file-{name}"
-    path.write_text(dump_results(results))
+    path.write_bytes(dump_results(results))
     return path
 
 

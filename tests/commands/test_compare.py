@@ -13,7 +13,7 @@ from tests.report.scored import EXPECTED, lights, score
 
 def _results_file(tmp_path, runs, name):
     path = tmp_path / f"file-{name}"
-    path.write_text(dump_results(score(tmp_path, EXPECTED, runs, name)))
+    path.write_bytes(dump_results(score(tmp_path, EXPECTED, runs, name)))
     return path
 
 

@@ -15,8 +15,8 @@ from tests.report.scored import EXPECTED, lights, score
 @pytest.fixture
 def files(tmp_path):
     good, broken = tmp_path / "good.json", tmp_path / "broken.json"
-    good.write_text(dump_results(score(tmp_path, EXPECTED, [EXPECTED], "g.json")))
-    broken.write_text(dump_results(score(tmp_path, EXPECTED, [{**EXPECTED, "lights": lights(on=True)}], "b.json")))
+    good.write_bytes(dump_results(score(tmp_path, EXPECTED, [EXPECTED], "g.json")))
+    broken.write_bytes(dump_results(score(tmp_path, EXPECTED, [{**EXPECTED, "lights": lights(on=True)}], "b.json")))
     baseline = tmp_path / "baseline.json"
     assert main(["accept", str(good), "--baseline", str(baseline)]) == 0
     return broken, baseline
