@@ -8,6 +8,7 @@ the other jobs go on. Results keep eval-set order whatever the completion order.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -193,7 +194,8 @@ async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, pr
             job.eval_set.loaded.path,
             job.suite.name,
         )
-        return _with_agent_metrics(await score_case(item, judge))
+        scored = score_case(item, judge)
+        return _with_agent_metrics(await scored if inspect.isawaitable(scored) else scored)
 
     return list(await asyncio.gather(*(run_and_score(job) for job in jobs)))
 

@@ -36,17 +36,6 @@ def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: A
     return metric.spec.evaluate(MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge))
 
 
-async def _evaluate_all(item: CaseToScore, judge: Any) -> list[list[MetricRun]]:
-    """Per metric, per run. Only awaitables go through asyncio: thousands of cheap
-    deterministic scores would otherwise spend most of their time in the event loop."""
-    started = [[_start(m, item, run, judge) for run in item.runs] for m in item.metrics]
-    pending = [r for runs in started for r in runs if inspect.isawaitable(r)]
-    if pending:
-        done = iter(await asyncio.gather(*pending))
-        started = [[next(done) if inspect.isawaitable(r) else r for r in runs] for runs in started]
-    return started  # type: ignore[return-value]
-
-
 def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
     """Over runs: the mean of the runs' scores, then ADK's `score >= threshold`."""
     scores = [r.score for r in runs if r.score is not None]
@@ -80,9 +69,23 @@ def case_status(metrics: dict[str, MetricResult], runs: list[RunRecord]) -> tupl
     return Status.NOT_EVALUATED, "no metric was evaluated"
 
 
-async def score_case(item: CaseToScore, judge: Any = None) -> CaseResult:
-    per_metric = await _evaluate_all(item, judge)
-    metrics = {m.name: aggregate(m, list(runs)) for m, runs in zip(item.metrics, per_metric)}
+def score_case(item: CaseToScore, judge: Any = None) -> CaseResult | Awaitable[CaseResult]:
+    """The result now when every metric is deterministic; else a coroutine that gathers
+    the judged ones. Thousands of cheap deterministic scores would otherwise spend much
+    of their time in the event loop."""
+    started = [[_start(m, item, run, judge) for run in item.runs] for m in item.metrics]
+    if any(inspect.isawaitable(r) for runs in started for r in runs):
+        return _judged_case(item, started)
+    return _case_result(item, started)  # type: ignore[arg-type]
+
+
+async def _judged_case(item: CaseToScore, started: list[list[Any]]) -> CaseResult:
+    done = iter(await asyncio.gather(*(r for runs in started for r in runs if inspect.isawaitable(r))))
+    return _case_result(item, [[next(done) if inspect.isawaitable(r) else r for r in runs] for runs in started])
+
+
+def _case_result(item: CaseToScore, per_metric: list[list[MetricRun]]) -> CaseResult:
+    metrics = {m.name: aggregate(m, runs) for m, runs in zip(item.metrics, per_metric)}
     status, reason = case_status(metrics, item.runs)
     return CaseResult(
         suite=item.suite,
@@ -98,6 +101,16 @@ async def score_case(item: CaseToScore, judge: Any = None) -> CaseResult:
     )
 
 
-async def score_all(items: list[CaseToScore], judge: Any = None) -> list[CaseResult]:
-    """Every case at once; results keep the order of `items`."""
-    return list(await asyncio.gather(*(score_case(item, judge) for item in items)))
+def score_all(items: list[CaseToScore], judge: Any = None) -> list[CaseResult]:
+    """Every case; the judged ones all at once under the judge's bound. Results keep
+    the order of `items`."""
+    started = [score_case(item, judge) for item in items]
+    pending = [s for s in started if inspect.isawaitable(s)]
+    if not pending:
+        return started  # type: ignore[return-value]
+    done = iter(asyncio.run(_gather(pending)))
+    return [next(done) if inspect.isawaitable(s) else s for s in started]
+
+
+async def _gather(awaitables: list[Awaitable[CaseResult]]) -> list[CaseResult]:
+    return list(await asyncio.gather(*awaitables))

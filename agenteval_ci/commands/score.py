@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 from pathlib import Path
 
 from ..actuals import RunsByCase, load_actuals
@@ -14,8 +13,7 @@ from ..results_file import new_results
 from ..schema import RunRecord, RunStats
 from ..schema.settings import JudgeSettings
 from ..scoring import CaseToScore, score_all
-from ._common import output_results, print_warnings
-
+from ._common import collector_paused, output_results, print_warnings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +57,11 @@ def judge_settings(args: argparse.Namespace) -> JudgeSettings:
 
 
 def run(args: argparse.Namespace) -> int:
+    with collector_paused():  # nothing here runs agent code; our records hold no cycles
+        return score(args)
+
+
+def score(args: argparse.Namespace) -> int:
     loaded = load_eval_set(args.evalset)
     config = load_eval_config(args.eval_config or find_eval_config(args.evalset))
     print_warnings([*loaded.warnings, *config.warnings])
@@ -69,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
         for case in cases
     ]
     judge = make_judge(judge_settings(args))
-    scored = asyncio.run(score_all(items, judge))
+    scored = score_all(items, judge)
     stats = with_judge_stats(RunStats(), judge.stats())
     results = new_results(scored, num_runs=max(len(r) for r in runs.values()) if runs else 0, stats=stats)
     output_results(results, args, [*loaded.warnings, *config.warnings])
