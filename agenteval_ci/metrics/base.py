@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Awaitable, Callable, Optional, Union
 
 from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
@@ -48,6 +49,17 @@ def status_for(score: Optional[float], threshold: float) -> Status:
     return Status.PASSED if score >= threshold else Status.FAILED
 
 
+@lru_cache(maxsize=4096)
+def _turn(score: float, status: Status) -> InvocationScore:
+    return InvocationScore(score=score, status=status)
+
+
+def scored_turn(score: float, threshold: float) -> InvocationScore:
+    """A turn's score and status. Records are never changed once made, so turns with the
+    same score share one: thousands of turns score exactly 1.0 or 0.0."""
+    return _turn(score, status_for(score, threshold))
+
+
 def mean_run(per_invocation: list[InvocationScore], threshold: float) -> MetricRun:
     """ADK's per-invocation evaluators: the case score is the mean over scored invocations."""
     scores = [p.score for p in per_invocation if p.score is not None]
@@ -82,5 +94,5 @@ def score_turns(inp: MetricInput, score_turn: Callable[[Invocation, Invocation],
     per_invocation = []
     for actual, expected in pairs:
         score = score_turn(actual, expected)
-        per_invocation.append(InvocationScore(score=score, status=status_for(score, threshold)))
+        per_invocation.append(scored_turn(score, threshold))
     return mean_run(per_invocation, threshold)

@@ -10,6 +10,7 @@ value for value (tests/metrics/test_differential.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from ..schema import Invocation, InvocationEvents, InvocationScore, MetricRun, Status, UsageMetadata
@@ -24,8 +25,31 @@ def _as_dict(breakdown: Any) -> dict[str, Optional[float]]:
 
 
 def _informational(score: Optional[float], details: Optional[dict] = None) -> InvocationScore:
+    if details is None:
+        return _plain_figure(score)
     reason = None if score is not None else _NOT_AVAILABLE
     return InvocationScore(score=score, status=Status.INFORMATIONAL, reason=reason, details=details)
+
+
+def _breakdown_turn(breakdown: Any, headline: str) -> InvocationScore:
+    figure = getattr(breakdown, headline)
+    if figure is None and all(v is None for v in vars(breakdown).values()):
+        return _unavailable_turn(type(breakdown))
+    return _informational(figure, _as_dict(breakdown))
+
+
+@lru_cache(maxsize=None)
+def _unavailable_turn(breakdown_type: type) -> InvocationScore:
+    """A turn with no figure at all, one shared record per kind of breakdown (see below)."""
+    return _informational(None, _as_dict(breakdown_type()))
+
+
+@lru_cache(maxsize=1024)
+def _plain_figure(score: Optional[float]) -> InvocationScore:
+    """Records are never changed once made, so one per figure serves every turn that has
+    it: counts repeat across thousands of turns."""
+    reason = None if score is not None else _NOT_AVAILABLE
+    return InvocationScore(score=score, status=Status.INFORMATIONAL, reason=reason)
 
 
 def _average(values: list[float]) -> Optional[float]:
@@ -122,6 +146,8 @@ def _as_floats(breakdown: TokenBreakdown) -> TokenBreakdown:
 def _average_tokens(all_details: list[TokenBreakdown]) -> TokenBreakdown:
     """Each count over every invocation (a count a call left out is zero for that turn),
     None only when no invocation reported it at all."""
+    if len(all_details) == 1:  # x / 1 is x: the one turn is its own average
+        return all_details[0]
     averaged = {}
     for name in _TOKEN_FIELDS:
         values = [getattr(d, name) for d in all_details]
@@ -137,7 +163,7 @@ def _breakdown_metric(
 
     def evaluate(inp: MetricInput) -> MetricRun:
         all_details = [breakdown_of(actual) for actual in inp.actual]
-        per_invocation = [_informational(getattr(d, headline), _as_dict(d)) for d in all_details]
+        per_invocation = [_breakdown_turn(d, headline) for d in all_details]
         if not per_invocation:
             return _run(per_invocation, None)
         overall = average(all_details)

@@ -17,6 +17,7 @@ import types
 import unicodedata
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
 
 from rouge_score import tokenize as rouge_tokenize
 
@@ -107,6 +108,8 @@ def _words(text: str) -> list[str]:
 
 @lru_cache(maxsize=8192)
 def tokenize(text: str) -> tuple[str, ...]:
+    if text.isascii():  # every word stems; map and chain keep the per-word loop in C
+        return tuple(chain.from_iterable(map(_ascii_word_tokens, _words(text))))
     tokens: list[str] = []
     for word in _words(text):
         if word.isascii():
@@ -117,12 +120,14 @@ def tokenize(text: str) -> tuple[str, ...]:
 
 
 def rouge1_fmeasure(candidate: str, reference: str) -> float:
-    """rouge-score's rouge1 F-measure, same arithmetic (empty vs empty is 0.0)."""
-    target = Counter(tokenize(reference))
-    prediction = Counter(tokenize(candidate))
-    overlap = sum(min(count, prediction[token]) for token, count in target.items())
-    precision = overlap / max(sum(prediction.values()), 1)
-    recall = overlap / max(sum(target.values()), 1)
+    """rouge-score's rouge1 F-measure, same arithmetic (empty vs empty is 0.0). The overlap
+    is an integer sum, so adding it up over the shared tokens in C changes nothing."""
+    target_tokens, prediction_tokens = tokenize(reference), tokenize(candidate)
+    target, prediction = Counter(target_tokens), Counter(prediction_tokens)
+    shared = target.keys() & prediction.keys()
+    overlap = sum(map(min, map(target.__getitem__, shared), map(prediction.__getitem__, shared)))
+    precision = overlap / max(len(prediction_tokens), 1)
+    recall = overlap / max(len(target_tokens), 1)
     if precision + recall > 0:
         return 2 * precision * recall / (precision + recall)
     return 0.0

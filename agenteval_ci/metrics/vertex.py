@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..schema import FunctionCall, InvocationScore, MetricRun, SingleToolUseCriterion
-from .base import MetricInput, mean_run, score_turns, status_for
+from ..schema import FunctionCall, MetricRun, SingleToolUseCriterion
+from .base import MetricInput, mean_run, score_turns, scored_turn
 from .trajectory import any_order_match, exact_match, in_order_match, same_call
 
 Trajectory = list[FunctionCall]
@@ -76,7 +76,7 @@ def evaluate_single_tool_use(inp: MetricInput) -> MetricRun:
     per_invocation = []
     for actual in inp.actual:
         score = 1.0 if any(call.name == criterion.tool_name for call in actual.tool_calls) else 0.0
-        per_invocation.append(InvocationScore(score=score, status=status_for(score, criterion.threshold)))
+        per_invocation.append(scored_turn(score, criterion.threshold))
     if not per_invocation:
         return MetricRun(reason="the agent produced no invocation")
     return mean_run(per_invocation, criterion.threshold)
