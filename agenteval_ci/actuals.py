@@ -15,7 +15,7 @@ from typing import Any
 import pydantic
 
 from .errors import InputError, Problem
-from .loader import eval_set_from_data, problems_from, read_json
+from .loader import eval_set_from_data, parse_json, problems_from, read_text, valid_eval_set_json
 from .results_file import results_from_data
 from .schema import EvalSet, Invocation, RunRecord
 from .schema._base import AdkModel
@@ -43,10 +43,17 @@ class _EvalSetResult(_AdkResultModel):
     eval_case_results: list[_CaseResult] = []
 
 
+# Keys that make a file one of the other formats below, even if it also reads as an EvalSet.
+_OTHER_FORMATS_KEYS = {"schema_version", "eval_case_results", "evalCaseResults"}
+
+
 def load_actuals(path: str | Path) -> RunsByCase:
     """eval_id -> the runs recorded in this file (one per file, except results files)."""
-    name = Path(path).as_posix()
-    data: Any = read_json(path)
+    name, text = Path(path).as_posix(), read_text(path)
+    eval_set = valid_eval_set_json(text)
+    if eval_set is not None and not (eval_set.model_extra or {}).keys() & _OTHER_FORMATS_KEYS:
+        return _from_eval_set(name, eval_set)
+    data: Any = parse_json(name, text)
     if isinstance(data, str):  # ADK's double-encoded evalset_result.json
         try:
             data = json.loads(data)

@@ -183,7 +183,10 @@ class EvalCase(OpenAdkModel):
 
 
 class EvalSet(BaseModel):
-    """ADK's EvalSet: snake_case keys only; unknown keys are ignored (we warn)."""
+    """ADK's EvalSet: snake_case keys only; unknown keys are kept aside, for our warning
+    (google-adk ignores them)."""
+
+    model_config = ConfigDict(extra="allow")
 
     eval_set_id: str
     name: Optional[str] = None
