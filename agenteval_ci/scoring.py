@@ -6,7 +6,6 @@ judge's single concurrency bound instead of going metric by metric or case by ca
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from dataclasses import dataclass
 from typing import Any, Awaitable
@@ -80,7 +79,7 @@ def score_case(item: CaseToScore, judge: Any = None) -> CaseResult | Awaitable[C
 
 
 async def _judged_case(item: CaseToScore, started: list[list[Any]]) -> CaseResult:
-    done = iter(await asyncio.gather(*(r for runs in started for r in runs if inspect.isawaitable(r))))
+    done = iter(await _gather([r for runs in started for r in runs if inspect.isawaitable(r)]))
     return _case_result(item, [[next(done) if inspect.isawaitable(r) else r for r in runs] for runs in started])
 
 
@@ -108,9 +107,13 @@ def score_all(items: list[CaseToScore], judge: Any = None) -> list[CaseResult]:
     pending = [s for s in started if inspect.isawaitable(s)]
     if not pending:
         return started  # type: ignore[return-value]
+    import asyncio  # judged work only: a run of deterministic metrics never loads it
+
     done = iter(asyncio.run(_gather(pending)))
     return [next(done) if inspect.isawaitable(s) else s for s in started]
 
 
-async def _gather(awaitables: list[Awaitable[CaseResult]]) -> list[CaseResult]:
+async def _gather(awaitables: list[Awaitable[Any]]) -> list[Any]:
+    import asyncio
+
     return list(await asyncio.gather(*awaitables))

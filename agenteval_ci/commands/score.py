@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from ..actuals import RunsByCase, load_actuals
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
-from ..judge import make_judge, with_judge_stats
-from ..loader import find_eval_config, load_eval_config, load_eval_set
+from ..loader import ConfiguredMetric, find_eval_config, load_eval_config, load_eval_set
 from ..results_file import new_results
 from ..schema import RunRecord, RunStats
 from ..schema.settings import JudgeSettings
@@ -56,6 +56,15 @@ def judge_settings(args: argparse.Namespace) -> JudgeSettings:
     return settings.model_copy(update={"cache_dir": args.judge_cache_dir}) if args.judge_cache_dir else settings
 
 
+def _judge_for(metrics: list[ConfiguredMetric], args: argparse.Namespace) -> Any:
+    """A judge when a configured metric asks one; the judge (and asyncio) load only then."""
+    if not any(m.spec.judged for m in metrics):
+        return None
+    from ..judge import make_judge
+
+    return make_judge(judge_settings(args))
+
+
 def run(args: argparse.Namespace) -> int:
     with collector_paused():  # nothing here runs agent code; our records hold no cycles
         return score(args)
@@ -71,9 +80,13 @@ def score(args: argparse.Namespace) -> int:
         CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, args.suite)
         for case in cases
     ]
-    judge = make_judge(judge_settings(args))
+    judge = _judge_for(config.metrics, args)
     scored = score_all(items, judge)
-    stats = with_judge_stats(RunStats(), judge.stats())
+    stats = RunStats()
+    if judge is not None:
+        from ..judge import with_judge_stats
+
+        stats = with_judge_stats(stats, judge.stats())
     results = new_results(scored, num_runs=max(len(r) for r in runs.values()) if runs else 0, stats=stats)
     output_results(results, args, [*loaded.warnings, *config.warnings])
     return EXIT_PASSED if results.passed else EXIT_FAILED

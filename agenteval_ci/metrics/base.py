@@ -31,6 +31,7 @@ class MetricSpec:
     description: str
     needs_expected: bool = False  # reference-based: NOT_EVALUATED on scenario cases
     informational: bool = False  # reports a figure, never passes or fails
+    judged: bool = False  # asks the LLM judge
 
 
 def adk_mean(values: list[float]) -> float:

@@ -8,18 +8,10 @@ from __future__ import annotations
 import asyncio
 from typing import Optional
 
-from pydantic import Field
-
-from ..schema import BaseCriterion, Invocation, InvocationScore, JudgeModelOptions, MetricRun, Rubric, RubricContent, text_of
+from ..schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
 from .base import MetricInput, mean_run, not_evaluated, status_for
 from .llm_judge import ask_samples, majority, not_evaluated_turn, parse_json_reply, render_prompt, response_text, yes_no
 from .llm_rubrics import judge_conversation
-
-
-class SafetyCriterion(BaseCriterion):
-    """ADK's safety_v1 takes a plain threshold; the judge options are ours (one sample by default)."""
-
-    judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
 
 
 def parse_safety(text: str) -> Optional[float]:

@@ -1,6 +1,14 @@
-"""The registry: every metric name a config may use, and what reads its criterion."""
+"""The registry: every metric name a config may use, and what reads its criterion.
+
+Only the trajectory and efficiency modules load with it. Each other metric's module loads
+the first time the metric scores: the judged ones bring asyncio, prompts and the judge,
+ROUGE brings its stemmer, and a `score` of deterministic metrics needs none of that.
+"""
 
 from __future__ import annotations
+
+import importlib
+from typing import Any, Optional
 
 from ..schema import (
     BaseCriterion,
@@ -9,11 +17,27 @@ from ..schema import (
     LlmBackedUserSimulatorCriterion,
     MetricRun,
     RubricsBasedCriterion,
+    SafetyCriterion,
     SingleToolUseCriterion,
     ToolTrajectoryCriterion,
 )
-from . import efficiency, llm_conversation, llm_hallucinations, llm_match, llm_rubrics, rouge, trajectory, user_simulator, vertex
-from .base import MetricInput, MetricSpec, not_evaluated
+from . import efficiency, trajectory
+from .base import Evaluate, MetricInput, MetricSpec, not_evaluated
+
+
+def _deferred(module: str, function: str, *args: Any) -> Evaluate:
+    """`module.function` (or `module.function(*args)`, for a metric family's factory),
+    imported on the first call."""
+    loaded: Optional[Evaluate] = None
+
+    def evaluate(inp: MetricInput) -> Any:
+        nonlocal loaded
+        if loaded is None:
+            target = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+            loaded = target(*args) if args else target
+        return loaded(inp)
+
+    return evaluate
 
 
 def _not_implemented(inp: MetricInput) -> MetricRun:
@@ -36,12 +60,12 @@ _SPECS = [
     MetricSpec(
         "response_match_score",
         BaseCriterion,
-        rouge.evaluate,
+        _deferred("rouge", "evaluate"),
         "ROUGE-1 F-measure of the final response against the expected one.",
         needs_expected=True,
     ),
     *(
-        MetricSpec(name, BaseCriterion, vertex.reference_metric(name), description, needs_expected=True)
+        MetricSpec(name, BaseCriterion, _deferred("vertex", "reference_metric", name), description, needs_expected=True)
         for name, description in [
             ("trajectory_exact_match", "Vertex: 1 when the turn's tool calls equal the expected ones, in order."),
             ("trajectory_in_order_match", "Vertex: 1 when the expected calls appear in order; extras allowed."),
@@ -53,7 +77,7 @@ _SPECS = [
     MetricSpec(
         "trajectory_single_tool_use",
         SingleToolUseCriterion,
-        vertex.evaluate_single_tool_use,
+        _deferred("vertex", "evaluate_single_tool_use"),
         "Vertex: 1 when the agent called `tool_name` in the turn.",
     ),
     *(
@@ -68,43 +92,61 @@ _SPECS = [
     MetricSpec(
         "final_response_match_v2",
         LlmAsAJudgeCriterion,
-        llm_match.evaluate,
+        _deferred("llm_match", "evaluate"),
         "LLM judge: is the response equivalent to the reference.",
         needs_expected=True,
+        judged=True,
     ),
     MetricSpec(
         "rubric_based_final_response_quality_v1",
         RubricsBasedCriterion,
-        llm_rubrics.evaluate_final_response_quality,
+        _deferred("llm_rubrics", "evaluate_final_response_quality"),
         "LLM judge: final response rubrics.",
+        judged=True,
     ),
     MetricSpec(
         "rubric_based_tool_use_quality_v1",
         RubricsBasedCriterion,
-        llm_rubrics.evaluate_tool_use_quality,
+        _deferred("llm_rubrics", "evaluate_tool_use_quality"),
         "LLM judge: tool use rubrics.",
+        judged=True,
     ),
     MetricSpec(
-        "hallucinations_v1", HallucinationsCriterion, llm_hallucinations.evaluate, "LLM judge: share of supported sentences."
+        "hallucinations_v1",
+        HallucinationsCriterion,
+        _deferred("llm_hallucinations", "evaluate"),
+        "LLM judge: share of supported sentences.",
+        judged=True,
     ),
     MetricSpec(
-        "safety_v1", llm_conversation.SafetyCriterion, llm_conversation.evaluate_safety, "LLM judge: harmlessness of the response."
+        "safety_v1",
+        SafetyCriterion,
+        _deferred("llm_conversation", "evaluate_safety"),
+        "LLM judge: harmlessness of the response.",
+        judged=True,
     ),
     _pending("response_evaluation_score", BaseCriterion, "Vertex coherence score (legacy)."),
     MetricSpec(
         "per_turn_user_simulator_quality_v1",
         LlmBackedUserSimulatorCriterion,
-        user_simulator.evaluate,
+        _deferred("user_simulator", "evaluate"),
         "LLM judge: does the simulated user follow its plan and end on time.",
+        judged=True,
     ),
-    MetricSpec("multi_turn_task_success_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_task_success_v1"), "LLM judge: was the task achieved."),
-    MetricSpec("multi_turn_trajectory_quality_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_trajectory_quality_v1"), "LLM judge: trajectory quality."),
-    MetricSpec("multi_turn_tool_use_quality_v1", LlmAsAJudgeCriterion, llm_conversation.multi_turn_metric("multi_turn_tool_use_quality_v1"), "LLM judge: tool use quality."),
+    *(
+        MetricSpec(name, LlmAsAJudgeCriterion, _deferred("llm_conversation", "multi_turn_metric", name), description, judged=True)
+        for name, description in [
+            ("multi_turn_task_success_v1", "LLM judge: was the task achieved."),
+            ("multi_turn_trajectory_quality_v1", "LLM judge: trajectory quality."),
+            ("multi_turn_tool_use_quality_v1", "LLM judge: tool use quality."),
+        ]
+    ),
     MetricSpec(
         "rubric_based_multi_turn_trajectory_quality_v1",
         RubricsBasedCriterion,
-        llm_rubrics.evaluate_multi_turn_trajectory_rubrics,
+        _deferred("llm_rubrics", "evaluate_multi_turn_trajectory_rubrics"),
         "LLM judge: multi-turn trajectory rubrics.",
+        judged=True,
     ),
 ]
 

@@ -11,6 +11,7 @@ from .eval_config import (
     LlmBackedUserSimulatorCriterion,
     MatchType,
     RubricsBasedCriterion,
+    SafetyCriterion,
     SingleToolUseCriterion,
     ToolTrajectoryCriterion,
     UserSimulatorConfig,

@@ -43,6 +43,12 @@ class HallucinationsCriterion(LlmAsAJudgeCriterion):
     evaluate_intermediate_nl_responses: bool = False
 
 
+class SafetyCriterion(BaseCriterion):
+    """ADK's safety_v1 takes a plain threshold; the judge options are ours (one sample by default)."""
+
+    judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
+
+
 class LlmBackedUserSimulatorCriterion(LlmAsAJudgeCriterion):
     stop_signal: str = "</finished>"
 

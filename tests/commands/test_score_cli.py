@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 from agenteval_ci.cli import main
@@ -173,3 +175,22 @@ def test_adk_evalset_result_as_actual(tmp_path, capsys):
     actual.write_text(json.dumps(json.dumps(adk_result)))  # ADK double-encodes the file
     assert main(["score", str(expected), "--actual", str(actual)]) == 0
     assert "PASS" in capsys.readouterr().out
+
+
+def test_unknown_top_level_key_is_a_warning_and_the_file_still_scores(tmp_path, capsys):
+    path = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    path.write_text(json.dumps({**json.loads(path.read_text()), "owner": "qa"}))
+    assert main(["score", str(path), "--actual", str(path)]) == 0
+    assert f"warning: {path.as_posix()} at $.owner: unknown key; google-adk ignores it" in capsys.readouterr().err
+
+
+def test_a_deterministic_score_loads_neither_the_judge_nor_asyncio(tmp_path):
+    """Start-up time is part of every CI job; the judged metrics' modules load only when used."""
+    path = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    code = (
+        "import sys; from agenteval_ci.cli import main; "
+        f"code = main(['score', {str(path)!r}, '--actual', {str(path)!r}, '--json', {str(tmp_path / 'r.json')!r}]); "
+        "print(code, sorted(m for m in sys.modules if m == 'asyncio' or m.startswith(('agenteval_ci.judge', 'agenteval_ci.metrics.llm', 'google.genai'))))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.stdout.strip().splitlines()[-1] == "0 []", proc.stderr
