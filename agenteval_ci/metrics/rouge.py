@@ -84,12 +84,12 @@ def _is_mark(char: str) -> bool:
     return unicodedata.category(char).startswith("M")
 
 
-_ASCII_SEPARATORS = re.compile(r"[^a-z0-9]+")
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
 def _words(text: str) -> list[str]:
     if text.isascii():  # fast path, same words: NFKC leaves ASCII alone; ASCII alnum is [a-z0-9]
-        return _ASCII_SEPARATORS.sub(" ", text.lower()).split()
+        return _ASCII_WORD.findall(text.lower())
     text = unicodedata.normalize("NFKC", text).lower()
     chars: list[str] = []
     for char in text:
