@@ -1,3 +1,3 @@
-from agenteval_ci.cli import main
+from agenteval_ci.cli import console
 
-raise SystemExit(main())
+console()

@@ -4,17 +4,23 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
 import traceback
+from typing import NoReturn
 
 from . import __version__
 from .commands import COMMANDS, load
 from .errors import EXIT_BUG, AgentevalError
 
 
+def _command_in(argv: list[str]) -> str | None:
+    return next((arg for arg in argv if not arg.startswith("-")), None)
+
+
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     """Every command is listed; only the one named in `argv` is imported to add its options."""
-    chosen = next((arg for arg in argv if not arg.startswith("-")), None)
+    chosen = _command_in(argv)
     parser = argparse.ArgumentParser(prog="agenteval", description="The CI gate for AI agents.")
     parser.add_argument("--version", action="version", version=f"agenteval-ci {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -50,3 +56,22 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_BUG
+
+
+# Every command but `run` runs no user code, so nothing needs atexit or finalizers.
+_NO_USER_CODE = frozenset(COMMANDS) - {"run"}
+
+
+def console() -> NoReturn:
+    """The `agenteval` script and `python -m agenteval_ci`: `main`, then the exit."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if _command_in(argv) in _NO_USER_CODE:
+        # Freeing a big run's records one by one at interpreter exit takes about as long
+        # as scoring a fifth of them (0.1 s for 2,000 cases); the OS takes them back at once.
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    sys.exit(code)

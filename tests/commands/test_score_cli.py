@@ -194,3 +194,19 @@ def test_a_deterministic_score_loads_neither_the_judge_nor_asyncio(tmp_path):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.strip().splitlines()[-1] == "0 []", proc.stderr
+
+
+def test_the_console_entry_flushes_everything_before_its_fast_exit(tmp_path):
+    """`python -m agenteval_ci score` skips freeing records at exit; nothing it wrote may be lost."""
+    expected = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    actual = _eval_set(tmp_path, "actual.json", {"id": 3}, "The bedroom light is off.")
+    command = [sys.executable, "-m", "agenteval_ci", "score", str(expected), "--actual", str(actual)]
+    to_stdout = subprocess.run([*command, "--json", "-"], capture_output=True, text=True)
+    assert to_stdout.returncode == 1, to_stdout.stderr
+    assert json.loads(to_stdout.stdout)["cases"][0]["status"] == "FAILED"
+    table = subprocess.run(command, capture_output=True, text=True)
+    assert table.returncode == 1 and table.stdout.rstrip().endswith(
+        "judge: 0 call(s), 0 cache hit(s), 0/0 tokens in/out"
+    ), table.stdout[-300:]
+    bad = subprocess.run([*command[:-2], "--actual", str(tmp_path / "missing.json")], capture_output=True, text=True)
+    assert bad.returncode == 2 and "file not found" in bad.stderr
