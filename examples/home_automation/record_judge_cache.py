@@ -40,5 +40,5 @@ if __name__ == "__main__":
     with FakeGemini(responder=rubric_judge) as fake:
         os.environ.update(fake.env())
         code = main(["run", "--config", str(HERE / "agenteval.yaml")])
-        print(f"recorded {len(fake.requests)} judge replies")
+        print(f"recorded {sum(r.candidate_count for r in fake.requests)} judge replies in {len(fake.requests)} request(s)")
     raise SystemExit(code)
