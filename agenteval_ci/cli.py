@@ -68,7 +68,7 @@ def console() -> NoReturn:
     code = main(argv)
     if _command_in(argv) in _NO_USER_CODE:
         # Freeing a big run's records one by one at interpreter exit takes about as long
-        # as scoring a fifth of them (0.1 s for 2,000 cases); the OS takes them back at once.
+        # as scoring a sixth of them (~75 ms for 2,000 cases); the OS takes them back at once.
         try:
             sys.stdout.flush()
             sys.stderr.flush()
