@@ -6,7 +6,6 @@ judge's single concurrency bound instead of going metric by metric or case by ca
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Any, Awaitable
 
@@ -73,14 +72,14 @@ def score_case(item: CaseToScore, judge: Any = None) -> CaseResult | Awaitable[C
     the judged ones. Thousands of cheap deterministic scores would otherwise spend much
     of their time in the event loop."""
     started = [[_start(m, item, run, judge) for run in item.runs] for m in item.metrics]
-    if any(inspect.isawaitable(r) for runs in started for r in runs):
+    if not all(isinstance(r, MetricRun) for runs in started for r in runs):
         return _judged_case(item, started)
     return _case_result(item, started)  # type: ignore[arg-type]
 
 
 async def _judged_case(item: CaseToScore, started: list[list[Any]]) -> CaseResult:
-    done = iter(await _gather([r for runs in started for r in runs if inspect.isawaitable(r)]))
-    return _case_result(item, [[next(done) if inspect.isawaitable(r) else r for r in runs] for runs in started])
+    done = iter(await _gather([r for runs in started for r in runs if not isinstance(r, MetricRun)]))
+    return _case_result(item, [[r if isinstance(r, MetricRun) else next(done) for r in runs] for runs in started])
 
 
 def _case_result(item: CaseToScore, per_metric: list[list[MetricRun]]) -> CaseResult:
@@ -104,13 +103,13 @@ def score_all(items: list[CaseToScore], judge: Any = None) -> list[CaseResult]:
     """Every case; the judged ones all at once under the judge's bound. Results keep
     the order of `items`."""
     started = [score_case(item, judge) for item in items]
-    pending = [s for s in started if inspect.isawaitable(s)]
+    pending = [s for s in started if not isinstance(s, CaseResult)]
     if not pending:
         return started  # type: ignore[return-value]
     import asyncio  # judged work only: a run of deterministic metrics never loads it
 
     done = iter(asyncio.run(_gather(pending)))
-    return [next(done) if inspect.isawaitable(s) else s for s in started]
+    return [s if isinstance(s, CaseResult) else next(done) for s in started]
 
 
 async def _gather(awaitables: list[Awaitable[Any]]) -> list[Any]:

@@ -45,7 +45,8 @@ def collect_runs(case_ids: list[str], actual_files: list[str]) -> dict[str, list
             problems.append(Problem(name, "$", f"no recorded output for eval_id(s): {', '.join(missing)}"))
         for eval_id in case_ids:
             for record in recorded.get(eval_id, []):
-                runs[eval_id].append(record.model_copy(update={"index": len(runs[eval_id])}))
+                index = len(runs[eval_id])
+                runs[eval_id].append(record if record.index == index else record.model_copy(update={"index": index}))
     if problems:
         raise InputError(problems)
     return runs
