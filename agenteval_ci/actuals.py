@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional, Union
 
 import pydantic
 
@@ -21,6 +21,7 @@ from .schema import EvalSet, Invocation, RunRecord
 from .schema._base import AdkModel
 
 RunsByCase = dict[str, list[RunRecord]]
+ADK_FAILED = 2  # google-adk's EvalStatus.FAILED
 
 
 class _AdkResultModel(AdkModel):
@@ -35,7 +36,16 @@ class _PerInvocation(_AdkResultModel):
 
 class _CaseResult(_AdkResultModel):
     eval_id: str
+    final_eval_status: Optional[Union[int, str]] = None  # ADK's EvalStatus: 1 PASSED, 2 FAILED, 3 NOT_EVALUATED
     eval_metric_result_per_invocation: list[_PerInvocation] = []
+
+    def run(self) -> RunRecord:
+        """ADK writes a case whose inference failed (the agent raised) as FAILED with no
+        invocations: that run failed, it is not a case with nothing to evaluate."""
+        invocations = [p.actual_invocation for p in self.eval_metric_result_per_invocation]
+        failed = self.final_eval_status in (ADK_FAILED, "FAILED")
+        error = "google-adk recorded this case as FAILED with no invocations: the agent's run failed" if failed and not invocations else None
+        return RunRecord(invocations=invocations, error=error)
 
 
 class _EvalSetResult(_AdkResultModel):
@@ -89,10 +99,7 @@ def _from_eval_set(name: str, data: dict[str, Any] | EvalSet) -> RunsByCase:
 
 def _from_adk_result(name: str, data: dict[str, Any]) -> RunsByCase:
     result = _validate(_EvalSetResult, name, data)
-    return {
-        c.eval_id: [RunRecord(invocations=[p.actual_invocation for p in c.eval_metric_result_per_invocation])]
-        for c in result.eval_case_results
-    }
+    return {c.eval_id: [c.run()] for c in result.eval_case_results}
 
 
 def _from_results(name: str, data: dict[str, Any]) -> RunsByCase:

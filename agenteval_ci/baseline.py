@@ -7,6 +7,7 @@ A corrupt or newer-version file is an error, never silently replaced.
 from __future__ import annotations
 
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,16 @@ from .results_file import parse_versioned, write_atomic
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
 
-def load_baseline(path: str | Path) -> Baseline | None:
-    """None when there is no baseline yet; InputError (naming the file) when it is unusable."""
+def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | None:
+    """None when there is no baseline yet (a first run); UsageError when one was named
+    explicitly (`required`) and is missing; InputError (naming the file) when it is unusable."""
+    name = Path(path).as_posix()
+    if os.path.lexists(path) and not Path(path).exists():
+        raise UsageError(f"baseline {name}: a broken symlink or a symlink loop")
     if not Path(path).exists():
+        if required:
+            raise UsageError(f"baseline {name}: file not found (it was named explicitly; drop --baseline or "
+                             "agenteval.yaml's `baseline:` to run without one)")
         return None
     return parse_baseline(Path(path).as_posix(), read_json(path))
 
@@ -86,6 +94,34 @@ def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] |
     merged = dict(old.metrics)
     merged.update({name: m for name, m in new.metrics.items() if name in metrics})
     return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
+
+
+SCENARIO_NOT_APPLICABLE = "a conversation_scenario case has none"  # the reason a reference-based metric gives
+
+
+def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]:
+    """What a baseline should not be made of: cases whose runs failed, and gated metrics
+    that were not evaluated (a metric that does not apply to a scenario case aside)."""
+    found = []
+    for case in results.cases:
+        if cases and not any(case_matches(case, w) for w in cases):
+            continue
+        key = f"{case.suite}/{case.eval_set_id}/{case.eval_id}"
+        errors = [r.error for r in case.runs if r.error]
+        if errors:
+            found.append(f"{key}: {len(errors)} run(s) failed: {errors[0]}")
+        for name, m in sorted(case.metrics.items()):
+            if m.threshold is not None and m.status == Status.NOT_EVALUATED and not errors and SCENARIO_NOT_APPLICABLE not in (m.reason or ""):
+                found.append(f"{key}: {name} not evaluated: {m.reason or 'no score'}")
+    return found
+
+
+def refuse_unsound(results: Results, allow: bool, cases: list[str] | None = None, flag: str = "--allow-failed") -> None:
+    found = unsound_cases(results, cases)
+    if found and not allow:
+        shown = "\n".join(f"  {line}" for line in found[:10]) + (f"\n  ...{len(found) - 10} more" if len(found) > 10 else "")
+        raise UsageError(f"not accepting results in which runs failed or gated metrics were not evaluated "
+                         f"(a baseline of them would hide a broken agent); fix them, or pass {flag}:\n{shown}")
 
 
 def _check_filters(results: Results, cases: list[str] | None, metrics: list[str] | None) -> None:

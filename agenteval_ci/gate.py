@@ -19,7 +19,9 @@ from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import Baseline, BaselineCase, BaselineMetric
 from .schema.settings import GateSettings
 
-OUTCOMES = ("regressed", "newly_failing", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed")
+OUTCOMES = (
+    "regressed", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
+)
 BOOTSTRAP_WORK = 4_000_000  # resamples x cases; bounds the time on very large suites
 
 
@@ -105,6 +107,8 @@ class Comparison:
     confidence: float = 0.95
     tolerance: float = 0.05
     baseline_edited: bool = False
+    warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
+    not_evaluated: int = 0  # gated metric results with no score on a case
 
 
 # ---------------------------------------------------------------- statistics (stdlib only)
@@ -252,16 +256,17 @@ def _infer_metric(name: str, pairs: list[_Pair], settings: GateSettings, alpha: 
     credible_mean = quantile(draws, 1 - alpha) < 0
     credible_flips = flip_p <= alpha
     newly_failing = {p.case for p in pairs if p.baseline_passed and not p.candidate_passed}
-    if deterministic:
-        regressed = bool(newly_failing) or dropped
-        reason = "deterministic: no run-to-run variation, so every newly failing case counts" if regressed else ""
+    worsened = {p.case for p in pairs if p.delta < -settings.tolerance}
+    if deterministic:  # no noise to hide in: any newly failing case, any case that dropped
+        regressed = bool(newly_failing or worsened) or dropped
+        reason = "deterministic: no run-to-run variation, so every newly failing or worsened case counts" if regressed else ""
     else:
         regressed = dropped and (credible_mean or credible_flips)
         reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
     improved = not regressed and delta > settings.tolerance and ci_low > 0
     counted = {p.case for p in pairs if p.case in breaks}
     if regressed:
-        counted |= {p.case for p in pairs if p.delta < -settings.tolerance}
+        counted |= worsened
         counted |= newly_failing if deterministic else set()
     summary = MetricSummary(
         name=name,
@@ -383,7 +388,37 @@ def _case_metrics(case: CaseResult, old: BaselineCase | None, counted: set[tuple
                 counted=(case_key(case), name) in counted,
             )
         )
+    for name in _dropped_metrics(case, old):  # gated in the baseline, gone from the config now
+        previous = old.metrics[name]
+        out.append(CaseMetric(name, previous.score, None, None, previous.status.value, Status.NOT_EVALUATED.value, previous.threshold, False))
     return tuple(out)
+
+
+def _dropped_metrics(case: CaseResult, old: BaselineCase | None) -> list[str]:
+    if old is None:
+        return []
+    return sorted(n for n, m in old.metrics.items() if _evaluated(m) and m.threshold is not None and n not in case.metrics)
+
+
+def _evaluated(metric: MetricResult | BaselineMetric) -> bool:
+    return metric.status in (Status.PASSED, Status.FAILED)
+
+
+def run_errors(case: CaseResult) -> list[str]:
+    return [r.error for r in case.runs if r.error]
+
+
+def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
+    """Gated metrics the baseline scored on this case that have no score now: each
+    "metric: why" (an unparseable judge reply, no key, a removed criterion)."""
+    if old is None:
+        return []
+    lost = [f"{n}: no longer configured" for n in _dropped_metrics(case, old)]
+    for name, metric in sorted(case.metrics.items()):
+        previous = old.metrics.get(name)
+        if previous is not None and _evaluated(previous) and _gated(previous) and metric.status == Status.NOT_EVALUATED:
+            lost.append(f"{name}: {metric.reason or 'not evaluated'}")
+    return lost
 
 
 def _is_flaky(case: CaseResult) -> bool:
@@ -398,11 +433,15 @@ def _changed_test(case: CaseResult, old: BaselineCase) -> str:
 
 
 def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float) -> str:
-    if any(m.counted for m in metrics):
-        return "regressed"
     was, now = old.status == Status.PASSED, case.status == Status.PASSED
+    if any(m.counted for m in metrics) or (was and run_errors(case)):  # a crash is never noise
+        return "regressed"
     if was and case.status == Status.FAILED:
         return "newly_failing"
+    if any(m.delta is not None and m.delta < -tolerance for m in metrics):
+        return "worsened"
+    if lost_evidence(case, old):
+        return "unevaluated"
     if old.status == Status.FAILED and now:
         return "fixed"
     if _is_flaky(case):
@@ -422,7 +461,8 @@ def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tupl
     changed = _changed_test(case, old)
     if changed:
         return CaseOutcome(outcome="incomparable", baseline_status=old.status.value, note=changed, **common)
-    return CaseOutcome(outcome=_outcome(case, old, metrics, tolerance), baseline_status=old.status.value, note=case.reason or "", **common)
+    note = case.reason or "; ".join(lost_evidence(case, old))
+    return CaseOutcome(outcome=_outcome(case, old, metrics, tolerance), baseline_status=old.status.value, note=note, **common)
 
 
 def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
@@ -444,6 +484,9 @@ def compare(results: Results, baseline: Baseline | None, settings: GateSettings)
     cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases]
     cases += _removed(results, baseline) if baseline else []
     reasons = _reasons(results, baseline, summaries, cases, settings.fail_on)
+    evidence = _missing_evidence(results, baseline)
+    if settings.not_evaluated == "fail":
+        reasons += evidence
     failed = bool(reasons) and settings.fail_on != "never"
     regressions = sum(c.outcome == "regressed" for c in cases)
     return Comparison(
@@ -458,7 +501,40 @@ def compare(results: Results, baseline: Baseline | None, settings: GateSettings)
         counts={o: sum(c.outcome == o for c in cases) for o in OUTCOMES},
         confidence=settings.confidence,
         tolerance=settings.tolerance,
+        warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
+        not_evaluated=sum(_gated(m) and m.status == Status.NOT_EVALUATED for c in results.cases for m in c.metrics.values()),
     )
+
+
+def _first(items: list[str], what: str) -> str:
+    return f"{len(items)} {what} (first: {items[0]})"
+
+
+def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
+    """No evidence is not a pass: cases where nothing was evaluated, and gated scores the
+    baseline had that are gone now. Failed runs are reported as such, not here."""
+    empty, lost = [], []
+    for case in results.cases:
+        if run_errors(case):
+            continue
+        key = case_key(case)
+        if case.status == Status.NOT_EVALUATED:
+            empty.append(f"{key}: {case.reason or 'no metric was evaluated'}")
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
+        lost += [f"{key} {why}" for why in lost_evidence(case, old)]
+    reasons = []
+    if empty:
+        reasons.append(_first(empty, "case(s) with no evaluated gated metric"))
+    if lost:
+        reasons.append(_first(lost, "gated score(s) the baseline has were not evaluated now (lost coverage)"))
+    return reasons
+
+
+def _broken(results: Results, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:
+    """Cases whose agent runs failed (key -> reason); comparing with a baseline, not those
+    that were failing there already."""
+    still_failing = {c.key for c in cases if c.baseline_status == Status.FAILED.value and c.outcome != "incomparable"} if regression else set()
+    return {case_key(c): c.reason or "" for c in results.cases if run_errors(c) and case_key(c) not in still_failing}
 
 
 def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
@@ -469,14 +545,16 @@ def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
 
 def _reasons(results: Results, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
     """Why the gate fails (empty: it passes) under `fail_on`; `never` reports the same reasons."""
-    below = [c for c in results.cases if c.status == Status.FAILED]
+    broken = _broken(results, cases, regression=fail_on != "threshold" and baseline is not None)
+    reasons = [_first([f"{k}: {why}" for k, why in broken.items()], "case(s) whose agent runs failed")] if broken else []
+    below = [c for c in results.cases if c.status == Status.FAILED and not run_errors(c)]
     if fail_on == "threshold" or baseline is None:
-        return [f"{len(below)} case(s) below their thresholds"] if below else []
-    reasons = [f"{s.name}: regressed ({s.reason})" for s in summaries if s.verdict == "regressed"]
+        return reasons + ([f"{len(below)} case(s) below their thresholds"] if below else [])
+    reasons += [f"{s.name}: regressed ({s.reason})" for s in summaries if s.verdict == "regressed"]
     breaks = sum(s.hard_breaks for s in summaries)
     if breaks:
         reasons.append(f"{breaks} hard break(s): cases that passed every baseline run fail every run now")
-    new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value]
+    new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value and c.key not in broken]
     if new_failing:
         reasons.append(f"{len(new_failing)} new case(s) below their thresholds")
     return reasons

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,20 @@ def plan(suites: list[Suite], shard: ShardInfo | None = None) -> list[CaseJob]:
 
 
 # ---------------------------------------------------------------- one run of one case
+
+# google-genai's words (current and older releases) when a client is made without a key.
+_NO_KEY = re.compile(r"No API key was provided|Missing key inputs argument|api[_ ]key.{0,40}(not set|missing|required)", re.I)
+NO_KEY_HINT = (
+    "no model API key: the agent's model needs GOOGLE_API_KEY (or Vertex AI: GOOGLE_GENAI_USE_VERTEXAI, "
+    "GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION) and none is set; a fork PR's workflow gets no secrets, "
+    "see 'Fork PRs' in docs/action.md"
+)
+
+
+def _explained(exc: Exception) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return f"{NO_KEY_HINT} ({text})" if _NO_KEY.search(str(exc)) else text
+
 
 
 def _tokens(run_invocations: list[Invocation]) -> TokenCounts:
@@ -90,7 +105,9 @@ async def run_conversation(
     except SimulationFailed as exc:  # the simulated user, not the agent, failed: say so
         error = f"turn {len(invocations) + 1}: {exc}"
     except Exception as exc:  # the agent's own failure: this run fails, the others go on
-        error = f"turn {len(invocations) + 1}: {type(exc).__name__}: {exc}"
+        error = f"turn {len(invocations) + 1}: {_explained(exc)}"
+    except (SystemExit, KeyboardInterrupt) as exc:  # user code may not end the process: the run fails
+        error = f"turn {len(invocations) + 1}: the agent raised {type(exc).__name__}({exc}) (called sys.exit?)"
     finally:
         if conversation is not None:
             await conversation.close()
@@ -179,6 +196,23 @@ def check_scenarios(jobs: list[CaseJob]) -> None:
         raise InputError(problems)
 
 
+def check_gated(jobs: list[CaseJob]) -> None:
+    """A suite that gates on nothing would pass whatever the agent does: an error naming the
+    eval config (a file without the `criteria` wrapper reads as no criteria at all)."""
+    problems = {}
+    for job in jobs:
+        loaded = job.eval_set.config
+        if not any(not m.spec.informational for m in loaded.metrics):
+            file = loaded.path or "<default eval config>"
+            problems[file] = Problem(
+                file, "$.criteria",
+                f"no gated metric for suite {job.suite.name!r} ({job.eval_set.loaded.path}): nothing could fail the gate; "
+                'metrics go under `"criteria": {"metric_name": threshold}`',
+            )
+    if problems:
+        raise InputError(list(problems.values()))
+
+
 async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, progress: Progress) -> list[CaseResult]:
     """Each case is scored as soon as its runs end, so judge calls overlap other cases' agent
     turns; the agent bound covers only the agent, the judge keeps its own."""
@@ -210,6 +244,7 @@ def run_suites(
     started = time.monotonic()
     jobs = plan(suites, shard)
     check_scenarios(jobs)
+    check_gated(jobs)
     progress = progress or Progress(len(jobs))
     agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency) for s in suites if any(j.suite is s for j in jobs)}
     try:

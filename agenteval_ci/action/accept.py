@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..baseline import baseline_from_results, dump_baseline
+from ..baseline import baseline_from_results, dump_baseline, refuse_unsound
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError
 from ..github import Conflict, PullRef, PullRequest, Repo
 from ..results_file import read_results, write_atomic
@@ -23,6 +23,7 @@ from .publish import BaselineChoice, Target, baseline_of, project_choices, publi
 from .settings import ActionSettings
 
 COMMAND = "/agenteval accept"
+ALLOW_FAILED = "--allow-failed"
 REPLY_MARKER = "<!-- agenteval-ci:reply -->"
 WRITER_ROLES = ("admin", "maintain", "write")
 _WORD = re.compile(r"^[A-Za-z0-9_.:/@+-]{1,200}$")
@@ -32,6 +33,7 @@ _WORD = re.compile(r"^[A-Za-z0-9_.:/@+-]{1,200}$")
 class AcceptCommand:
     cases: list[str] | None  # None: every case
     metrics: list[str] | None  # None: every metric
+    allow_failed: bool = False  # accept even with failed runs or unevaluated gated metrics
 
 
 class Refused(Exception):
@@ -43,9 +45,12 @@ def parse_command(body: str) -> AcceptCommand | None:
     if not (first_line == COMMAND or first_line.startswith(COMMAND + " ")):
         return None
     words = first_line[len(COMMAND):].split()
-    cases, metrics = [], []
+    cases, metrics, allow_failed = [], [], False
     while words:
         word = words.pop(0)
+        if word == ALLOW_FAILED:
+            allow_failed = True
+            continue
         if word == "--metric":
             if not words:
                 raise Refused("`--metric` needs a metric name, like `/agenteval accept --metric response_match_score`.")
@@ -55,7 +60,7 @@ def parse_command(body: str) -> AcceptCommand | None:
             cases.append(word)
         if not _WORD.match(word) or word.startswith("--"):
             raise Refused(f"I did not understand `{word[:60]}`: use `/agenteval accept [CASE_ID ...] [--metric NAME]`.")
-    return AcceptCommand(cases or None, metrics or None)
+    return AcceptCommand(cases or None, metrics or None, allow_failed)
 
 
 def reply(repo: Repo, issue: int, text: str) -> None:
@@ -128,6 +133,7 @@ def accept_mode(s: ActionSettings, runner: Runner) -> int:
 def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: str, command: AcceptCommand, comment_id: int) -> int:
     pull = repo.pull(number)
     results = results_of_head(s, repo, pull)
+    refuse_unsound(results, command.allow_failed, command.cases, flag=f"`{COMMAND} {ALLOW_FAILED}`")
     path, _ = project_choices(s)
     current = repo.get_file(path, pull.head.sha)
     new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha)

@@ -21,7 +21,7 @@ from ..schema.settings import GateSettings
 from ..workflow import Runner
 from .settings import ActionSettings
 
-FAILING_OUTCOMES = ("regressed", "newly_failing")
+FAILING_OUTCOMES = ("regressed", "newly_failing", "unevaluated")
 CHECK_SUMMARY_LIMIT = 65535  # GitHub's limit on a check run's output.summary
 
 
@@ -44,7 +44,7 @@ class BaselineChoice:
 
 def project_choices(s: ActionSettings) -> tuple[str, GateSettings]:
     """agenteval.yaml's baseline (repo-relative) and gate, with the `fail-on` input applied."""
-    baseline, gate = project_settings(str(s.in_workspace(s.config)))
+    baseline, gate, _ = project_settings(str(s.in_workspace(s.config)))
     gate = gate.model_copy(update={"fail_on": s.fail_on}) if s.fail_on else gate
     return Path(os.path.relpath(baseline, s.workspace)).as_posix(), gate
 

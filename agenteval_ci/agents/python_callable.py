@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -88,10 +88,10 @@ def parse_reply(value: Any) -> tuple[str, list[FunctionCall]]:
 
 
 class CallableConversation:
-    def __init__(self, function: Callable[..., Any], session: AgentSession, executor: ThreadPoolExecutor):
+    def __init__(self, function: Callable[..., Any], session: AgentSession, threads: "DaemonThreads"):
         self._function = function
         self._session = session
-        self._executor = executor
+        self._threads = threads
 
     async def send(self, user_content: Content) -> Invocation:
         text = user_content.text
@@ -99,8 +99,7 @@ class CallableConversation:
         if inspect.iscoroutinefunction(self._function):
             value = await self._function(text, self._session)
         else:
-            loop = asyncio.get_running_loop()
-            value = await loop.run_in_executor(self._executor, self._function, text, self._session)
+            value = await self._threads.call(self._function, text, self._session)
             if inspect.isawaitable(value):
                 value = await value
         response, tool_calls = parse_reply(value)
@@ -118,10 +117,48 @@ class CallableConversation:
         pass
 
 
+class AgentExited(RuntimeError):
+    """User code raised SystemExit or KeyboardInterrupt: asyncio would end the whole loop on them."""
+
+
+class DaemonThreads:
+    """Sync calls in daemon threads, at most `workers` at once. A turn that timed out may
+    still be blocked in its thread (a `time.sleep(3600)`); a daemon thread cannot keep the
+    process alive after the verdict, where a ThreadPoolExecutor's workers are joined at exit."""
+
+    def __init__(self, workers: int):
+        self._slots = threading.BoundedSemaphore(workers)
+
+    async def call(self, function: Callable[..., Any], *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+
+        def settle(value: Any, error: BaseException | None) -> None:
+            if future.cancelled():
+                return
+            future.set_exception(error) if error is not None else future.set_result(value)
+
+        def work() -> None:
+            with self._slots:
+                try:
+                    value, error = function(*args), None
+                except (SystemExit, KeyboardInterrupt) as exc:  # it ends this run, not the process
+                    value, error = None, AgentExited(f"the agent raised {type(exc).__name__}({exc}) (called sys.exit?)")
+                except BaseException as exc:
+                    value, error = None, exc
+            try:
+                loop.call_soon_threadsafe(settle, value, error)
+            except RuntimeError:  # the loop closed: the run timed out and the command moved on
+                pass
+
+        threading.Thread(target=work, name="agenteval-agent", daemon=True).start()
+        return await future
+
+
 class CallableAgent:
     def __init__(self, function: Callable[..., Any], workers: int):
         self._function = function
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="agenteval-agent")
+        self._threads = DaemonThreads(workers)
 
     async def start(self, case: EvalCase, run_index: int) -> CallableConversation:
         given = case.session_input
@@ -132,11 +169,10 @@ class CallableAgent:
             user_id=given.user_id if given else "",
             state=dict(given.state) if given else {},
         )
-        return CallableConversation(self._function, session, self._executor)
+        return CallableConversation(self._function, session, self._threads)
 
     def close(self) -> None:
-        # A turn that timed out may still be running in a thread; do not wait for it.
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        pass  # a turn that timed out may still run in its daemon thread; nothing waits for it
 
 
 def load_callable_agent(target: str, function_name: str, base_dir: Path, workers: int) -> CallableAgent:

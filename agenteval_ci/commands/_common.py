@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import Problem
 from ..report.table import render_table
@@ -51,12 +52,18 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def project_settings(config: str | None) -> tuple[Path, GateSettings]:
-    """Baseline path (relative to the yaml's folder) and gate settings of the project file, or the defaults."""
+class ProjectSettings(NamedTuple):
+    baseline: Path  # relative to the yaml's folder
+    gate: GateSettings
+    baseline_given: bool  # agenteval.yaml names it: a missing file is an error, not a first run
+
+
+def project_settings(config: str | None) -> ProjectSettings:
+    """Baseline path and gate settings of the project file, or the defaults."""
     path = config or (DEFAULT_PROJECT_FILE if Path(DEFAULT_PROJECT_FILE).is_file() else None)
     if path is None:
-        return Path(DEFAULT_BASELINE), GateSettings()
+        return ProjectSettings(Path(DEFAULT_BASELINE), GateSettings(), False)
     from ..project import read_project_config  # yaml and the suite loader: not every command needs them
 
     project = read_project_config(path)
-    return Path(path).parent / project.baseline, project.gate
+    return ProjectSettings(Path(path).parent / project.baseline, project.gate, project.baseline_named)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..baseline import baseline_from_results, load_baseline, write_baseline
+from ..baseline import baseline_from_results, load_baseline, refuse_unsound, write_baseline
 from ..errors import EXIT_PASSED
 from ..results_file import read_results
 from ..schema.project import DEFAULT_BASELINE
@@ -19,12 +19,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE})")
     parser.add_argument("--case", action="append", metavar="ID", help="accept only this case (eval_id, eval_set_id/eval_id or suite/eval_set_id/eval_id); repeatable")
     parser.add_argument("--metric", action="append", metavar="NAME", help="accept only this metric; repeatable")
+    parser.add_argument("--allow-failed", action="store_true",
+                        help="accept results in which agent runs failed or gated metrics were not evaluated (refused by default)")
     parser.add_argument("--commit", help="the commit the results were produced from (default: the one recorded in the results)")
 
 
 def run(args: argparse.Namespace) -> int:
     results = read_results(args.results)
-    path = Path(args.baseline) if args.baseline else project_settings(args.config)[0]
+    path = Path(args.baseline) if args.baseline else project_settings(args.config).baseline
+    refuse_unsound(results, args.allow_failed, args.case)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
     baseline = baseline_from_results(results, previous, args.case, args.metric, commit=args.commit)
     write_baseline(path, baseline)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pydantic
 
@@ -35,14 +36,20 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help=f"seed of the bootstrap: same inputs, same verdict (default {defaults.seed})")
 
 
-def baseline_and_gate(args: argparse.Namespace) -> tuple[Path, GateSettings]:
-    baseline, settings = project_settings(args.config)
+class BaselineAndGate(NamedTuple):
+    baseline: Path
+    gate: GateSettings
+    required: bool  # named by --baseline or agenteval.yaml: it must exist
+
+
+def baseline_and_gate(args: argparse.Namespace) -> BaselineAndGate:
+    baseline, settings, given = project_settings(args.config)
     overrides = {name: getattr(args, name) for name in _GATE_FLAGS if getattr(args, name) is not None}
     try:
         settings = GateSettings.model_validate({**settings.model_dump(), **overrides})
     except pydantic.ValidationError as exc:
         raise UsageError("; ".join(f"--{e['loc'][0].replace('_', '-')}: {e['msg']}" for e in exc.errors())) from None
-    return Path(args.baseline) if args.baseline else baseline, settings
+    return BaselineAndGate(Path(args.baseline) if args.baseline else baseline, settings, bool(args.baseline) or given)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -59,14 +66,23 @@ def _write(path: str, text: str) -> None:
         write_atomic(path, text)
 
 
-def compare_and_report(results: Results, baseline_path: str | Path, settings: GateSettings, *, md_out: str | None = None, json_out: str | None = None) -> Comparison:
+def compare_and_report(results: Results, baseline_path: str | Path, settings: GateSettings, *, required: bool = False,
+                       md_out: str | None = None, json_out: str | None = None) -> Comparison:
     """The comparison `agenteval run` and `compare` share; writes the requested reports."""
-    comparison = compare(results, load_baseline(baseline_path), settings)
+    baseline = load_baseline(baseline_path, required=required)
+    if baseline is None:
+        print(first_run_notice(baseline_path), file=sys.stderr)
+    comparison = compare(results, baseline, settings)
     if md_out:
         _write(md_out, render_comment(comparison, results, baseline_path=Path(baseline_path).as_posix()))
     if json_out:
         _write(json_out, comparison_json(comparison))
     return comparison
+
+
+def first_run_notice(baseline_path: str | Path) -> str:
+    return (f"agenteval: NOTE: no baseline at {Path(baseline_path).as_posix()}: this is a first run, judged on thresholds only; "
+            "accept these results to create it (`agenteval accept RESULTS`, or `/agenteval accept` on the PR)")
 
 
 def verdict_line(comparison: Comparison) -> str:
@@ -78,8 +94,8 @@ def verdict_line(comparison: Comparison) -> str:
 
 def run(args: argparse.Namespace) -> int:
     results = read_results(args.results)
-    baseline, settings = baseline_and_gate(args)
-    comparison = compare_and_report(results, baseline, settings, md_out=args.md, json_out=args.json)
+    baseline, settings, required = baseline_and_gate(args)
+    comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md, json_out=args.json)
     if "-" not in (args.md, args.json):
         print(verdict_line(comparison))
     return comparison.exit_code

@@ -23,8 +23,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     results = read_results(args.results)
-    baseline, settings = baseline_and_gate(args)
-    comparison = compare(results, load_baseline(baseline), settings)
+    baseline, settings, required = baseline_and_gate(args)
+    comparison = compare(results, load_baseline(baseline, required=required), settings)
     shown = baseline.as_posix()
     renderers = {
         "md": lambda: render_comment(comparison, results, baseline_path=shown),

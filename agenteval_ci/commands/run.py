@@ -10,13 +10,14 @@ The second is `adk eval`'s: same arguments, test_config.json discovery and exit 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project
-from ..run import run_suites
+from ..run import NO_KEY_HINT, run_suites
 from ..schema import Results, Status
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ..shards import parse_shard
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         print_warnings(suite.warnings)
         results = run_suites([suite], shard=shard)
         output_results(results, args, suite.warnings)
+        explain_failed_runs(results)
         print(adk_summary(results))
         every_case_passed = bool(results.cases) and all(c.status == Status.PASSED for c in results.cases)
         return EXIT_PASSED if every_case_passed else EXIT_FAILED
@@ -66,18 +68,26 @@ def run(args: argparse.Namespace) -> int:
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     results = run_suites(project.suites, judge, shard)
     output_results(results, args, project.warnings)
+    explain_failed_runs(results)
     if args.no_gate:
         return EXIT_PASSED if results.passed else EXIT_FAILED
     return _gate(results, project, args)
 
 
+def explain_failed_runs(results: Results) -> None:
+    """One clear line for the failure that fails every case at once: no model key."""
+    if any(NO_KEY_HINT in (run.error or "") for case in results.cases for run in case.runs):
+        print(f"agenteval: error: {NO_KEY_HINT}", file=sys.stderr)
+
+
 def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     """Compare with the committed baseline (thresholds only when there is none yet)."""
     baseline = Path(args.baseline) if args.baseline else project.baseline_path
+    required = bool(args.baseline) or project.config.baseline_named
     settings = project.config.gate
     if args.fail_on:
         settings = settings.model_copy(update={"fail_on": args.fail_on})
-    comparison = compare_and_report(results, baseline, settings, md_out=args.md)
+    comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md)
     if args.json != "-" and args.md != "-":
         print(f"\nbaseline {baseline.as_posix()}: {verdict_line(comparison)}")
     return comparison.exit_code

@@ -33,10 +33,14 @@ def render_table(results: Results, detailed: bool = False) -> str:
     counts = {s: sum(c.status == s for c in results.cases) for s in Status}
     lines.append(
         f"\n{len(results.cases)} case(s): {counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
-        f"{counts[Status.NOT_EVALUATED]} not evaluated"
+        f"{counts[Status.NOT_EVALUATED]} not evaluated; {_unscored(results)} gated metric score(s) not evaluated"
     )
     lines.append(_facts(results.stats))
     return "\n".join(lines)
+
+
+def _unscored(results: Results) -> int:
+    return sum(m.threshold is not None and m.status == Status.NOT_EVALUATED for c in results.cases for m in c.metrics.values())
 
 
 def _facts(stats: RunStats) -> str:

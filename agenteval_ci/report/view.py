@@ -16,6 +16,8 @@ from .text import fmt, fmt_delta, fmt_rate, inline
 SECTION_TITLES = {
     "regressed": "Regressions",
     "newly_failing": "Newly failing",
+    "unevaluated": "Not evaluated now (lost coverage)",
+    "worsened": "Worsened (a score dropped by more than the tolerance)",
     "flaky": "Flaky (runs disagree)",
     "incomparable": "Incomparable: the test changed, the baseline needs accepting",
     "new": "New cases",
@@ -130,7 +132,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
     run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
-    show_diffs = result is not None and outcome.outcome in ("regressed", "newly_failing", "new", "flaky")
+    show_diffs = result is not None and outcome.outcome in ("regressed", "newly_failing", "worsened", "new", "flaky")
     return CaseView(
         key=outcome.key,
         eval_id=outcome.eval_id,
@@ -187,7 +189,7 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         verdict=comparison.verdict,
         alert=alert,
         headline=headline,
-        reasons=comparison.reasons,
+        reasons=comparison.reasons + tuple(f"warning (gate.not_evaluated: warn): {w}" for w in comparison.warnings),
         has_baseline=comparison.has_baseline,
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
         cases=tuple(case_view(c, by_key.get(c.key)) for c in comparison.cases if every_case or c.outcome in SECTION_TITLES),

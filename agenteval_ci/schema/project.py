@@ -6,6 +6,7 @@ file is three lines (see docs/config.md).
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Optional, Union
 
 from pydantic import Field, field_validator, model_validator
@@ -42,6 +43,11 @@ class ProjectConfig(StrictModel):
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     suites: list[SuiteConfig] = Field(min_length=1)
+
+    @property
+    def baseline_named(self) -> bool:
+        """A `baseline:` other than the default must exist: a typo must not pass as a first run."""
+        return "baseline" in self.model_fields_set and PurePosixPath(self.baseline) != PurePosixPath(DEFAULT_BASELINE)
 
     @model_validator(mode="after")
     def _unique_suite_names(self) -> "ProjectConfig":

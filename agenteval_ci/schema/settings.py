@@ -42,3 +42,6 @@ class GateSettings(StrictModel):
     tolerance: float = Field(default=0.05, ge=0)  # a metric's mean may drop this much without failing
     confidence: float = Field(default=0.95, gt=0, lt=1)
     seed: int = 0
+    # A gated score the baseline has but this run could not produce (lost coverage), or a
+    # case with nothing evaluated: `fail` the gate (the default: no evidence is not a pass) or `warn`.
+    not_evaluated: Literal["fail", "warn"] = "fail"

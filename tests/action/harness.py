@@ -12,6 +12,8 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,8 @@ from typing import Any
 from agenteval_ci.baseline import baseline_from_results, dump_baseline
 from agenteval_ci.cli import main as cli_main
 from agenteval_ci.results_file import read_results
+from tests.fakes.gemini import FakeGemini
+from tests.judge.helpers import json_reply
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "home_automation"
@@ -36,8 +40,19 @@ class ActionRun:
     summary: str
 
 
+@contextmanager
+def _environ(values: dict[str, str]) -> Iterator[None]:
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            os.environ.pop(key, None) if value is None else os.environ.__setitem__(key, value)
+
+
 def make_repo(path: Path, broken: bool = False) -> Path:
-    shutil.copytree(EXAMPLE, path, ignore=shutil.ignore_patterns("__pycache__", ".agenteval"), dirs_exist_ok=True)
+    shutil.copytree(EXAMPLE, path, ignore=shutil.ignore_patterns("__pycache__", "baseline.json"), dirs_exist_ok=True)
     if broken:
         agent = path / "agent.py"
         source = agent.read_text()
@@ -46,10 +61,18 @@ def make_repo(path: Path, broken: bool = False) -> Path:
     return path
 
 
+def rubric_yes(request) -> dict:
+    """A judge that says yes to every rubric its prompt lists."""
+    ids = re.findall(r"- id: (\S+) \|", request.prompt_text)
+    return json_reply({"rubrics": [{"id": i, "rationale": "fine", "verdict": "yes"} for i in ids]})
+
+
 def results_text(repo: Path) -> str:
-    """Results of running the repo's agent in-process (what a run's artifact holds)."""
+    """Results of running the repo's agent in-process (what a run's artifact holds); the
+    judged cases the committed judge cache does not know are judged by a fake Gemini."""
     out = repo / "results-for-test.json"
-    cli_main(["run", "--config", str(repo / "agenteval.yaml"), "--json", str(out)])
+    with FakeGemini(responder=rubric_yes) as gemini, _environ(gemini.env()):
+        cli_main(["run", "--config", str(repo / "agenteval.yaml"), "--json", str(out), "--no-gate"])
     text = out.read_text()
     out.unlink()
     return text

@@ -34,11 +34,23 @@ def test_compare_exit_codes_and_outputs(tmp_path, capsys):
     assert main(["compare", str(broken), "--baseline", str(baseline), "--fail-on", "never"]) == 0
 
 
-def test_no_baseline_falls_back_to_thresholds_and_says_how_to_create_one(tmp_path, capsys):
+def test_no_baseline_falls_back_to_thresholds_and_says_how_to_create_one(tmp_path, capsys, monkeypatch):
     broken = _results_file(tmp_path, [{**EXPECTED, "lights": lights(on=True)}], "broken.json")
-    assert main(["compare", str(broken), "--baseline", str(tmp_path / "none.json"), "--md", "-"]) == 1
-    out = capsys.readouterr().out
-    assert "No baseline yet" in out and "/agenteval accept" in out
+    monkeypatch.chdir(tmp_path)  # the default baseline path, absent: a first run
+    assert main(["compare", str(broken), "--md", "-"]) == 1
+    captured = capsys.readouterr()
+    assert "No baseline yet" in captured.out and "/agenteval accept" in captured.out
+    assert "no baseline at .agenteval/baseline.json: this is a first run" in captured.err
+
+
+def test_a_named_baseline_that_does_not_exist_is_an_error(tmp_path, capsys):
+    good = _results_file(tmp_path, [EXPECTED], "good.json")
+    assert main(["compare", str(good), "--baseline", str(tmp_path / "nothere.json")]) == 2
+    assert "nothere.json: file not found (it was named explicitly" in capsys.readouterr().err
+    config = tmp_path / "agenteval.yaml"
+    config.write_text("baseline: .agenteval/baselin.json\nsuites: [{agent: a.py:f, eval_sets: [x.json]}]\n")
+    assert main(["compare", str(good), "--config", str(config)]) == 2
+    assert "baselin.json: file not found" in capsys.readouterr().err
 
 
 def test_corrupt_baseline_and_bad_flags_exit_2(tmp_path, capsys):

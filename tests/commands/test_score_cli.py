@@ -210,3 +210,22 @@ def test_the_console_entry_flushes_everything_before_its_fast_exit(tmp_path):
     ), table.stdout[-300:]
     bad = subprocess.run([*command[:-2], "--actual", str(tmp_path / "missing.json")], capture_output=True, text=True)
     assert bad.returncode == 2 and "file not found" in bad.stderr
+
+
+def test_adk_result_of_a_case_whose_agent_raised_scores_failed(tmp_path, capsys):
+    """google-adk writes an inference failure as final_eval_status FAILED with no invocations;
+    the file here is made by google-adk's own model, so it has ADK's exact shape."""
+    from google.adk.evaluation.eval_result import EvalCaseResult, EvalSetResult
+    from google.adk.evaluation.evaluator import EvalStatus
+
+    expected = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    failed = EvalCaseResult(
+        eval_set_file="home", eval_set_id="home", eval_id="lights", final_eval_status=EvalStatus.FAILED,
+        overall_eval_metric_results=[], eval_metric_result_per_invocation=[], session_id="s1", user_id="u",
+    )
+    result = EvalSetResult(eval_set_result_id="home_1", eval_set_id="home", eval_case_results=[failed])
+    actual = tmp_path / "home_1.evalset_result.json"
+    actual.write_text(json.dumps(result.model_dump_json()))
+    assert main(["score", str(expected), "--actual", str(actual)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "the agent's run failed" in out
