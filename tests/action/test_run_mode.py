@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 from tests.fakes.github import read_only_token
 
@@ -110,3 +111,28 @@ def test_bad_input_is_a_clear_error_with_exit_2(tmp_path, github):
     run = run_action(tmp_path, make_repo(tmp_path / "repo"), github.base_url, "pull_request", pull_request_event(),
                      inputs={"mode": "sideways"})
     assert run.code == 2 and "input 'mode' must be one of" in run.stderr
+
+
+def test_an_agent_that_cannot_run_fails_the_check(tmp_path, github, good_baseline):
+    """Every turn raises: the verdict is failed, with the reason in the comment and the summary."""
+    open_pull(github, good_baseline)
+    repo = make_repo(tmp_path / "repo")
+    agent = repo / "agent.py"
+    agent.write_text(agent.read_text() + "\n\ndef handle(text, session):\n    raise RuntimeError('the device hub is unreachable')\n")
+    run = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event())
+    assert run.code == 1, run.stderr
+    assert run.outputs["verdict"] == "failed"
+    assert "whose agent runs failed" in run.summary and "the device hub is unreachable" in run.summary
+    (comment,) = github.all_comments()
+    assert "whose agent runs failed" in comment["body"]
+
+
+def test_no_judge_key_on_a_fork_like_run_is_lost_coverage_not_a_pass(tmp_path, github, good_baseline):
+    """Without the judge cache and without GOOGLE_API_KEY, the judged metric cannot be scored."""
+    open_pull(github, good_baseline)
+    repo = make_repo(tmp_path / "repo")
+    shutil.rmtree(repo / ".agenteval" / "cache")
+    run = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event())
+    assert run.code == 1, run.stderr
+    assert run.outputs["verdict"] == "failed"
+    assert "lost coverage" in run.summary and "no judge credentials" in run.summary
