@@ -50,10 +50,22 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            # mkstemp's 0600 would hide the file from the next step (another user in a container):
+            # a replaced file keeps its mode, a new one gets what open() would give it.
+            os.fchmod(f.fileno(), _mode_for(target))
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0o022)  # the only way to read it; set straight back
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def dump_results(results: Results) -> bytes:
