@@ -63,9 +63,18 @@ def _mode_for(target: Path) -> int:
     try:
         return target.stat().st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0o022)  # the only way to read it; set straight back
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux tells it (other threads create files too)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0o022)  # elsewhere setting it is the only way to read it; set straight back
         os.umask(umask)
-        return 0o666 & ~umask
+        return umask
 
 
 def dump_results(results: Results) -> bytes:

@@ -140,7 +140,8 @@ class GitHubClient:
     def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None]) -> Any:
         """POST something new, once: after a 5xx or a lost connection, `look_again()` (the
         thing as GitHub lists it, or None) is asked before posting again."""
-        for attempt in range(self.max_retries + 1):
+        attempt = 0
+        while True:
             try:
                 return self.json("POST", path, json=body, idempotent=False)
             except GitHubError as exc:
@@ -152,7 +153,7 @@ class GitHubClient:
             found = look_again()
             if found is not None:
                 return found
-        raise AssertionError("unreachable: the loop returns or raises")
+            attempt += 1
 
     def json(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> Any:
         response = self.send(method, path, idempotent=idempotent, **kwargs)

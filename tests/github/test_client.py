@@ -188,3 +188,15 @@ def test_a_create_that_never_gets_an_answer_stops_after_the_retries(fake):
     with pytest.raises(Unreachable) as info:
         repo_for(fake).create_comment(7, "reply")
     assert "unreachable after 6 tries" in str(info.value) and fake.all_comments() == []
+
+
+def test_a_timeout_is_retried_like_a_lost_connection():
+    sleeps: list[float] = []
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        client = GitHubClient(new_session(TOKEN), url, max_retries=1, backoff_seconds=0.01, timeout_seconds=0.2, sleep=sleeps.append)
+        with pytest.raises(Unreachable) as info:
+            client.json("GET", "repos/octo/agent/pulls/7")
+    assert "unreachable after 2 tries" in str(info.value) and "timed out" in str(info.value) and sleeps == [0.01]
