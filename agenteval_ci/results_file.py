@@ -50,10 +50,31 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            # mkstemp's 0600 would hide the file from the next step (another user in a container):
+            # a replaced file keeps its mode, a new one gets what open() would give it.
+            os.fchmod(f.fileno(), _mode_for(target))
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _mode_for(target: Path) -> int:
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process umask, read without changing it where Linux tells it (other threads create files too)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            return next(int(line.split()[1], 8) for line in status if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0o022)  # elsewhere setting it is the only way to read it; set straight back
+        os.umask(umask)
+        return umask
 
 
 def dump_results(results: Results) -> bytes:

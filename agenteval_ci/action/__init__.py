@@ -28,7 +28,7 @@ PULL_FILE = "pull.json"  # which PR and head a results artifact belongs to, for 
 def github_repo(s: ActionSettings) -> Repo | None:
     if not s.token or not s.repository:
         return None
-    return Repo(GitHubClient(new_session(s.token), s.api_url), s.repository)
+    return Repo(GitHubClient(new_session(s.token), s.api_url, backoff_seconds=s.github_backoff_seconds), s.repository)
 
 
 def install_requirements(s: ActionSettings) -> None:
@@ -148,6 +148,7 @@ def main(env: Mapping[str, str] | None = None) -> int:
         print(f"agenteval: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except GitHubError as exc:  # GitHub still failing after the retries: not our bug, not the user's input
+        # Exit 3 without a traceback; a verdict already reached is in the job summary and outputs.
         runner.error(f"agenteval: {exc}")
         print(f"agenteval: error: {exc}", file=sys.stderr)
         return EXIT_BUG

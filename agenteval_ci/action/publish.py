@@ -146,6 +146,10 @@ def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Resul
     report = write_reports(s, comparison, results, comment)
     runner.add_summary(summary)
     annotations = failing_annotations(s, comparison, results)
+    # Before posting: a GitHub that fails to answer still leaves the verdict to later steps.
+    for name, value in {"verdict": comparison.verdict, "regressions": str(comparison.regressions),
+                        "results-path": str(results_path), "report-path": str(report)}.items():
+        runner.set_output(name, value)
     comment_url = ""
     if repo is None or not target.can_write:
         runner.notice(f"agenteval: not posting a comment or check ({target.read_only_reason or 'no token'}); "
@@ -156,8 +160,6 @@ def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Resul
         if s.check and target.head_sha:
             post_check(s, repo, runner, target, comparison, comment, annotations)
     emit_errors(runner, annotations)
-    for name, value in {"verdict": comparison.verdict, "regressions": str(comparison.regressions),
-                        "results-path": str(results_path), "comment-url": comment_url, "report-path": str(report)}.items():
-        runner.set_output(name, value)
+    runner.set_output("comment-url", comment_url)
     print(f"agenteval: {comparison.verdict} ({comparison.regressions} regression(s))")
     return comparison.exit_code

@@ -42,6 +42,7 @@ class ActionSettings:
     results_dir: Path
     artifact_name: str
     check_name: str
+    github_backoff_seconds: float = 0.5  # the first retry's wait; doubles up to 5 retries
 
     @property
     def run_url(self) -> str:
@@ -90,4 +91,15 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         results_dir=workspace / input_value(env, "results-dir", "agenteval-results"),
         artifact_name=input_value(env, "artifact-name", "agenteval-results"),
         check_name=f"agenteval ({suite})" if suite else "agenteval",
+        github_backoff_seconds=backoff_seconds(env.get("AGENTEVAL_GITHUB_BACKOFF_SECONDS", "0.5")),
     )
+
+
+def backoff_seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 60:
+        raise UsageError(f"AGENTEVAL_GITHUB_BACKOFF_SECONDS must be a number of seconds from 0 to 60, not {value!r}")
+    return seconds

@@ -1,6 +1,7 @@
 """GitHub REST over an injected requests.Session; takes rendered strings, never imports report."""
 
 from .api import (
+    ACTIONS_BOT,
     Annotation,
     Artifact,
     CheckRun,
@@ -13,10 +14,10 @@ from .api import (
     pull_request_from,
 )
 from .client import GitHubClient, new_session
-from .errors import Conflict, Forbidden, GitHubError, NotFound, RateLimited, Unauthorized
+from .errors import Conflict, Forbidden, GitHubError, NotFound, RateLimited, Unauthorized, Unreachable
 
 __all__ = [
-    "Annotation", "Artifact", "CheckRun", "Comment", "Conflict", "FileContent", "Forbidden", "GitHubClient",
-    "GitHubError", "NotFound", "PullRef", "PullRequest", "RateLimited", "Repo", "Unauthorized", "WorkflowRun",
+    "ACTIONS_BOT", "Annotation", "Artifact", "CheckRun", "Comment", "Conflict", "FileContent", "Forbidden", "GitHubClient",
+    "GitHubError", "NotFound", "PullRef", "PullRequest", "RateLimited", "Repo", "Unauthorized", "Unreachable", "WorkflowRun",
     "new_session", "pull_request_from",
 ]

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .client import GitHubClient
-from .errors import Conflict, GitHubError, NotFound
+from .errors import Conflict, Forbidden, GitHubError, NotFound
 
 ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update call
+ACTIONS_BOT = "github-actions[bot]"  # who an Actions GITHUB_TOKEN comments as
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,22 @@ class Comment:
     id: int
     body: str
     html_url: str
+    author: str = ""
+    author_type: str = ""  # User | Bot | Organization
+    via_app: bool = False  # performed_via_github_app: posted with a GitHub App's token
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who the token comments as: a user's login (a PAT: GET /user answers), or, for an
+    installation token (GET /user is 403), the Actions bot or the app whose token it is."""
+
+    login: str | None
+
+    def owns(self, comment: Comment) -> bool:
+        if self.login is not None:
+            return comment.author == self.login
+        return comment.author_type == "Bot" and (comment.author == ACTIONS_BOT or comment.via_app)
 
 
 @dataclass(frozen=True)
@@ -81,7 +98,9 @@ class WorkflowRun:
 
 
 def _comment(data: dict[str, Any]) -> Comment:
-    return Comment(data["id"], data.get("body") or "", data.get("html_url", ""))
+    user = data.get("user") or {}  # null for a deleted account ("ghost")
+    return Comment(data["id"], data.get("body") or "", data.get("html_url", ""), user.get("login", ""),
+                   user.get("type", ""), bool(data.get("performed_via_github_app")))
 
 
 def _pull_ref(data: dict[str, Any]) -> PullRef:
@@ -100,25 +119,46 @@ class Repo:
         self.client = client
         self.full_name = full_name
         self.base = f"repos/{full_name}"
+        self._identity: Identity | None = None
 
     # issue comments ---------------------------------------------------------------
     def comments(self, issue: int) -> list[Comment]:
         return [_comment(c) for c in self.client.paginate(f"{self.base}/issues/{issue}/comments")]
 
+    def identity(self) -> Identity:
+        """Asked once: GET /user names a PAT's user; an installation token may not ask (403)."""
+        if self._identity is None:
+            try:
+                self._identity = Identity(self.client.json("GET", "user")["login"])
+            except (Forbidden, NotFound):
+                self._identity = Identity(None)
+        return self._identity
+
+    def own_comments(self, issue: int) -> list[Comment]:
+        """Comments the token's identity wrote; anyone can paste our marker into theirs."""
+        mine = self.identity()
+        return [c for c in self.comments(issue) if mine.owns(c)]
+
     def create_comment(self, issue: int, body: str) -> Comment:
-        return _comment(self.client.json("POST", f"{self.base}/issues/{issue}/comments", json={"body": body}))
+        """Posted once: after a 5xx or a lost connection, an own comment with this body counts as posted."""
+        def look_again() -> Comment | None:
+            return next((c for c in self.own_comments(issue) if c.body == body), None)
+
+        created = self.client.create(f"{self.base}/issues/{issue}/comments", {"body": body}, look_again)
+        return created if isinstance(created, Comment) else _comment(created)
 
     def update_comment(self, comment_id: int, body: str) -> Comment:
         return _comment(self.client.json("PATCH", f"{self.base}/issues/comments/{comment_id}", json={"body": body}))
 
     def upsert_comment(self, issue: int, marker: str, body: str) -> Comment:
-        """The sticky comment: the first one carrying `marker` (among all pages) is edited in place."""
-        mine = next((c for c in self.comments(issue) if marker in c.body), None)
+        """The sticky comment: our own first one carrying `marker` (among all pages) is edited in place."""
+        mine = next((c for c in self.own_comments(issue) if marker in c.body), None)
         if mine is None:
             return self.create_comment(issue, body)
         return self.update_comment(mine.id, body)
 
     def react(self, comment_id: int, content: str) -> None:
+        # Retried like a GET: GitHub answers 200 with the existing reaction to a repeat.
         self.client.json("POST", f"{self.base}/issues/comments/{comment_id}/reactions", json={"content": content})
 
     # pulls and permissions --------------------------------------------------------
@@ -145,13 +185,26 @@ class Repo:
                 "output": {**output, "annotations": [_annotation(a) for a in batches[0]]}}
         if details_url:
             body["details_url"] = details_url
-        data = self.client.json("POST", f"{self.base}/check-runs", json=body)
+        data = self.client.create(f"{self.base}/check-runs", body, lambda: self._same_check(body))
         for batch in batches[1:]:
             self.client.json("PATCH", f"{self.base}/check-runs/{data['id']}",
                              json={"output": {**output, "annotations": [_annotation(a) for a in batch]}})
         return CheckRun(data["id"], data.get("html_url", ""))
 
+    def _same_check(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """A check run on the head saying what `body` says (ours, stored before a failed answer;
+        or an earlier run's with the same verdict, which is as good)."""
+        def same(c: dict[str, Any]) -> bool:
+            output = c.get("output") or {}
+            return (c.get("name"), c.get("conclusion"), output.get("title"), output.get("summary")) == (
+                body["name"], body["conclusion"], body["output"]["title"], body["output"]["summary"])
+
+        found = self.client.paginate(f"{self.base}/commits/{body['head_sha']}/check-runs", key="check_runs",
+                                     params={"check_name": body["name"]})
+        return next((c for c in found if same(c)), None)
+
     def create_status(self, sha: str, state: str, context: str, description: str, target_url: str | None = None) -> None:
+        # Retried like a GET: a repeated status for the same context replaces the last one.
         body = {"state": state, "context": context, "description": description[:140]}
         if target_url:
             body["target_url"] = target_url

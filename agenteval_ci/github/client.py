@@ -1,20 +1,23 @@
 """A small GitHub REST client over an injected `requests.Session`.
 
-Retries 5xx answers with exponential backoff and secondary rate limits (403/429 with
-`Retry-After` or an exhausted `x-ratelimit-remaining`) for as long as GitHub asks,
-within a cap. Pagination follows `Link: rel="next"`. The token lives only in the
+Retries 5xx answers and lost connections (refused, dropped, timed out) with exponential
+backoff, and secondary rate limits (403/429 with `Retry-After` or an exhausted
+`x-ratelimit-remaining`) for as long as GitHub asks, within a cap. A request that
+creates something (`idempotent=False`) is never resent blindly after a 5xx or a lost
+connection, since GitHub may have stored it: `create` looks again before posting again. Pagination follows `Link: rel="next"`. The token lives only in the
 session's headers: errors and reprs never contain it.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import requests
 
-from .errors import RateLimited, error_for
+from .errors import GitHubError, RateLimited, Unreachable, error_for
 
 API_VERSION = "2022-11-28"
 MAX_WAIT_SECONDS = 120.0  # a longer wait than this would outlive a CI step's patience
@@ -56,6 +59,24 @@ def rate_limit_wait(response: requests.Response, now: float) -> float | None:
     return None
 
 
+def _reason(exc: BaseException) -> str:
+    """The innermost cause of a requests error, without urllib3's object reprs."""
+    inner = exc
+    for _ in range(6):
+        cause = getattr(inner, "reason", None)
+        if not isinstance(cause, BaseException):
+            cause = next((a for a in reversed(inner.args) if isinstance(a, BaseException)), None)
+        if cause is None:
+            break
+        inner = cause
+    return re.sub(r"<[^>]*>:\s*", "", str(inner)).strip() or type(inner).__name__
+
+
+def maybe_stored(exc: GitHubError) -> bool:
+    """A create whose outcome we do not know: GitHub may have stored it before failing."""
+    return isinstance(exc, Unreachable) or exc.status >= 500
+
+
 class GitHubClient:
     def __init__(
         self,
@@ -80,11 +101,22 @@ class GitHubClient:
     def url(self, path: str) -> str:
         return path if path.startswith(("http://", "https://")) else f"{self.api_url}/{path.lstrip('/')}"
 
-    def send(self, method: str, path: str, **kwargs: Any) -> requests.Response:
-        """One request with retries; raises a typed GitHubError on a final error status."""
+    def send(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> requests.Response:
+        """One request with retries; raises a typed GitHubError on a final error status.
+
+        With `idempotent=False` a 5xx or a lost connection is raised at once (see `create`);
+        rate limits are still waited out, since GitHub did nothing.
+        """
+        tries = self.max_retries + 1 if idempotent else 1
         for attempt in range(self.max_retries + 1):
-            response = self.session.request(method, self.url(path), timeout=self.timeout_seconds, **kwargs)
-            wait = self._retry_wait(response, attempt)
+            try:
+                response = self.session.request(method, self.url(path), timeout=self.timeout_seconds, **kwargs)
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                if attempt + 1 >= tries:
+                    raise Unreachable(method, path, self.api_url, attempt + 1, _reason(exc)) from None
+                self.sleep(self.backoff_seconds * 2**attempt)
+                continue
+            wait = self._retry_wait(response, attempt, idempotent)
             if wait is None:
                 break
             self.sleep(wait)
@@ -95,18 +127,36 @@ class GitHubClient:
             raise error
         return response
 
-    def _retry_wait(self, response: requests.Response, attempt: int) -> float | None:
+    def _retry_wait(self, response: requests.Response, attempt: int, idempotent: bool = True) -> float | None:
         if attempt >= self.max_retries:
             return None
         limited = rate_limit_wait(response, time.time())
         if limited is not None:
             return limited if limited <= MAX_WAIT_SECONDS else None
-        if response.status_code >= 500:
+        if response.status_code >= 500 and idempotent:
             return self.backoff_seconds * 2**attempt
         return None
 
-    def json(self, method: str, path: str, **kwargs: Any) -> Any:
-        response = self.send(method, path, **kwargs)
+    def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None]) -> Any:
+        """POST something new, once: after a 5xx or a lost connection, `look_again()` (the
+        thing as GitHub lists it, or None) is asked before posting again."""
+        attempt = 0
+        while True:
+            try:
+                return self.json("POST", path, json=body, idempotent=False)
+            except GitHubError as exc:
+                if not maybe_stored(exc) or attempt >= self.max_retries:
+                    if isinstance(exc, Unreachable):
+                        raise Unreachable(exc.method, path, self.api_url, attempt + 1, exc.message) from None
+                    raise
+            self.sleep(self.backoff_seconds * 2**attempt)
+            found = look_again()
+            if found is not None:
+                return found
+            attempt += 1
+
+    def json(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> Any:
+        response = self.send(method, path, idempotent=idempotent, **kwargs)
         return response.json() if response.content else None
 
     def paginate(self, path: str, *, key: str | None = None, params: dict[str, Any] | None = None) -> Iterator[Any]:

@@ -34,6 +34,19 @@ class RateLimited(GitHubError):
     """Still rate limited after the retries."""
 
 
+class Unreachable(GitHubError):
+    """No answer at all (connection refused or dropped, a timeout) after the retries."""
+
+    def __init__(self, method: str, path: str, api_url: str, tries: int, reason: str):
+        super().__init__(method, path, 0, reason)
+        self.api_url = api_url
+        self.tries = tries
+        self.args = (str(self),)
+
+    def __str__(self) -> str:
+        return f"GitHub API at {self.api_url} unreachable after {self.tries} {'try' if self.tries == 1 else 'tries'}: {self.message}"
+
+
 def error_for(method: str, path: str, status: int, message: str) -> GitHubError:
     kind = {401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 429: RateLimited}.get(status, GitHubError)
     return kind(method, path, status, message)

@@ -95,7 +95,8 @@ def parse_outputs(path: Path) -> dict[str, str]:
 
 
 def run_action(tmp: Path, repo: Path, api_url: str, event_name: str, event: dict[str, Any],
-               inputs: dict[str, str] | None = None, token: str = TOKEN, container: str | None = None) -> ActionRun:
+               inputs: dict[str, str] | None = None, token: str = TOKEN, container: str | None = None,
+               extra_env: dict[str, str] | None = None) -> ActionRun:
     event_path, output_path, summary_path = tmp / "event.json", tmp / "output.txt", tmp / "summary.md"
     event_path.write_text(json.dumps(event))
     for path in (output_path, summary_path):
@@ -109,6 +110,7 @@ def run_action(tmp: Path, repo: Path, api_url: str, event_name: str, event: dict
         "INPUT_GITHUB-TOKEN": token, "INPUT_CONFIG": "agenteval.yaml",
     }
     env.update({f"INPUT_{k.upper()}": v for k, v in (inputs or {}).items()})
+    env.update(extra_env or {})
     command = [sys.executable, str(ROOT / "entrypoint.py")] if container is None else in_container(container, env, [tmp, repo])
     done = subprocess.run(command, env=env, cwd=tmp, capture_output=True, text=True, timeout=300)
     return ActionRun(done.returncode, done.stdout, done.stderr, parse_outputs(output_path), summary_path.read_text())

@@ -9,7 +9,11 @@ listings with `Link` headers, rejects more than 50 annotations per request and a
 contents PUT whose blob sha is stale (409) or missing (422).
 
 `fail_next(status, headers=...)` queues faults served before the next requests: 500s,
-or 403 secondary rate limits with `Retry-After`.
+or 403 secondary rate limits with `Retry-After`; `store=True` answers the fault only after
+doing the work (GitHub's stored-then-502), `drop=True` closes the connection instead of
+answering, and `match` (a regex on "METHOD /path") picks which requests a fault hits.
+A token is an installation token (GET /user is 403; it comments as a Bot) unless
+`pat=True` (GET /user names its user; it comments as that User).
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ def blob_sha(text: str) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def write_token(login: str = "github-actions[bot]") -> "Token":
-    return Token(login, {scope: WRITE for scope in SCOPES})
+def write_token(login: str = "github-actions[bot]", *, pat: bool = False, app: Optional[str] = None) -> "Token":
+    return Token(login, {scope: WRITE for scope in SCOPES}, pat, app)
 
 
 def read_only_token(login: str = "github-actions[bot]") -> "Token":
@@ -49,6 +53,8 @@ def read_only_token(login: str = "github-actions[bot]") -> "Token":
 class Token:
     login: str
     scopes: dict[str, str]
+    pat: bool = False  # a user's personal access token, not an installation's
+    app: Optional[str] = None  # the GitHub App whose installation token this is (None: Actions' own)
 
     def allows(self, scope: str, need: str) -> bool:
         have = self.scopes.get(scope)
@@ -60,6 +66,9 @@ class Fault:
     status: int
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "Server Error"
+    store: bool = False  # do the work, then answer the fault
+    drop: bool = False  # close the connection without an answer
+    match: str = ""  # regex on "METHOD /path"; empty: any request
 
 
 @dataclass
@@ -84,6 +93,7 @@ ROUTES = [
     _Route("GET", r"/pulls/(?P<n>\d+)", "pull_requests", READ, "get_pull"),
     _Route("GET", r"/collaborators/(?P<user>[^/]+)/permission", "contents", READ, "get_permission"),
     _Route("POST", r"/check-runs", "checks", WRITE, "create_check"),
+    _Route("GET", r"/commits/(?P<sha>[0-9a-f]+)/check-runs", "checks", READ, "list_checks"),
     _Route("PATCH", r"/check-runs/(?P<id>\d+)", "checks", WRITE, "update_check"),
     _Route("POST", r"/statuses/(?P<sha>[0-9a-f]+)", "statuses", WRITE, "create_status"),
     _Route("GET", r"/contents/(?P<path>.+)", "contents", READ, "get_contents"),
@@ -121,8 +131,9 @@ class FakeGitHub:
         self.tokens[value] = token
         return value
 
-    def fail_next(self, status: int = 500, *, times: int = 1, headers: Optional[dict[str, str]] = None, message: str = "Server Error") -> None:
-        self.faults.extend(Fault(status, headers or {}, message) for _ in range(times))
+    def fail_next(self, status: int = 500, *, times: int = 1, headers: Optional[dict[str, str]] = None,
+                  message: str = "Server Error", store: bool = False, drop: bool = False, match: str = "") -> None:
+        self.faults.extend(Fault(status, headers or {}, message, store, drop, match) for _ in range(times))
 
     def set_files(self, ref: str, files: dict[str, str]) -> None:
         self.files[ref] = dict(files)
@@ -135,8 +146,10 @@ class FakeGitHub:
             "base": {"sha": base_sha, "ref": base_ref, "repo": {"full_name": self.repo}},
         }
 
-    def add_comment(self, issue: int, body: str, login: str = "someone", user_type: str = "User") -> dict[str, Any]:
+    def add_comment(self, issue: int, body: str, login: str = "someone", user_type: str = "User",
+                    app: Optional[str] = None) -> dict[str, Any]:
         comment = {"id": next(self._ids), "body": body, "user": {"login": login, "type": user_type},
+                   "performed_via_github_app": {"slug": app, "name": app} if app else None,
                    "html_url": f"https://github.test/{self.repo}/pull/{issue}#issuecomment"}
         comment["html_url"] += f"-{comment['id']}"
         self.comments.setdefault(issue, []).append(comment)
@@ -157,7 +170,7 @@ class FakeGitHub:
         return [c for comments in self.comments.values() for c in comments]
 
     # serving ----------------------------------------------------------------------
-    def serve(self) -> "FakeGitHub":
+    def serve(self, port: int = 0) -> "FakeGitHub":
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -169,7 +182,7 @@ class FakeGitHub:
 
             do_GET = do_POST = do_PATCH = do_PUT = _handle
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}"
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
@@ -193,7 +206,14 @@ class FakeGitHub:
         body = json.loads(raw) if raw else None
         with self._lock:
             self.requests.append(Recorded(h.command, url.path, body))
-            status, headers, payload = self._answer(h, url.path, query, body)
+            fault = self._fault_for(f"{h.command} {url.path}")
+            if fault is None or fault.store:
+                status, headers, payload = self._answer(h, url.path, query, body)
+            if fault is not None:
+                status, headers, payload = fault.status, fault.headers, {"message": fault.message}
+        if fault is not None and fault.drop:
+            h.close_connection = True
+            return
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         h.send_response(status)
         for name, value in headers.items():
@@ -203,16 +223,23 @@ class FakeGitHub:
         h.end_headers()
         h.wfile.write(data)
 
+    def _fault_for(self, request: str) -> Optional[Fault]:
+        fault = next((f for f in self.faults if re.search(f.match, request)), None)
+        if fault is not None:
+            self.faults.remove(fault)
+        return fault
+
     def _answer(self, h: BaseHTTPRequestHandler, path: str, query: dict[str, str], body: Any) -> tuple[int, dict[str, str], Any]:
-        if self.faults:
-            fault = self.faults.pop(0)
-            return fault.status, fault.headers, {"message": fault.message}
         if path.startswith("/blobs/"):  # the redirect target of an artifact download: no token needed
             artifact = self.artifacts.get(int(path.rsplit("/", 1)[1]))
             return (200, {}, artifact["zip"]) if artifact else (404, {}, {"message": "Not Found"})
         token = self.tokens.get(h.headers.get("Authorization", "").removeprefix("Bearer ").strip())
         if token is None:
             return 401, {}, {"message": "Bad credentials"}
+        if h.command == "GET" and path == "/user":
+            if not token.pat:
+                return 403, {}, {"message": "Resource not accessible by integration"}
+            return 200, {}, {"login": token.login, "type": "User"}
         for route in ROUTES:
             match = route.regex.match(path)
             if route.method == h.command and match:
@@ -243,7 +270,7 @@ class FakeGitHub:
     def _create_comment(self, n: str, body: Any, token: Token, **_: Any) -> tuple[int, dict[str, str], Any]:
         if len(body["body"]) > 65536:
             return 422, {}, {"message": "Validation Failed: body is too long (maximum is 65536 characters)"}
-        return 201, {}, self.add_comment(int(n), body["body"], token.login, "Bot")
+        return 201, {}, self.add_comment(int(n), body["body"], token.login, "User" if token.pat else "Bot", token.app)
 
     def _find_comment(self, comment_id: int) -> Optional[dict[str, Any]]:
         return next((c for c in self.all_comments() if c["id"] == comment_id), None)
@@ -286,6 +313,10 @@ class FakeGitHub:
         check["annotations"] = list((body.get("output") or {}).get("annotations") or [])
         self.check_runs[check_id] = check
         return 201, {}, check
+
+    def _list_checks(self, sha: str, query: dict[str, str], **_: Any) -> tuple[int, dict[str, str], Any]:
+        found = [c for c in self.check_runs.values() if c["head_sha"] == sha and c["name"] == query.get("check_name", c["name"])]
+        return self._page(f"/repos/{self.repo}/commits/{sha}/check-runs", found, query, key="check_runs")
 
     def _update_check(self, id: str, body: Any, **_: Any) -> tuple[int, dict[str, str], Any]:
         check = self.check_runs.get(int(id))

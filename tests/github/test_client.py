@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import socket
+
 import pytest
 
-from agenteval_ci.github import Annotation, Conflict, Forbidden, GitHubClient, RateLimited, Repo, Unauthorized, new_session
+from agenteval_ci.github import (
+    Annotation, Conflict, Forbidden, GitHubClient, GitHubError, RateLimited, Repo, Unauthorized, Unreachable, new_session,
+)
 from tests.fakes.github import FakeGitHub, blob_sha, read_only_token, write_token
 
 TOKEN = "ghs_secret_token_value"
@@ -25,8 +29,9 @@ def repo_for(fake: FakeGitHub, token: str = TOKEN, sleeps: list[float] | None = 
 
 def test_retries_server_errors_with_growing_backoff(fake):
     sleeps: list[float] = []
+    old = fake.add_comment(7, "old", "github-actions[bot]", "Bot")
     fake.fail_next(500, times=2)
-    comment = repo_for(fake, sleeps=sleeps).create_comment(7, "hello")
+    comment = repo_for(fake, sleeps=sleeps).update_comment(old["id"], "hello")
     assert comment.body == "hello" and sleeps == [0.01, 0.02]
     assert len(fake.all_comments()) == 1
 
@@ -35,8 +40,8 @@ def test_honours_retry_after_on_secondary_rate_limit(fake):
     sleeps: list[float] = []
     fake.fail_next(403, headers={"Retry-After": "3"}, message="You have exceeded a secondary rate limit")
     fake.fail_next(403, headers={"x-ratelimit-remaining": "0", "x-ratelimit-reset": "0"}, message="API rate limit exceeded")
-    repo_for(fake, sleeps=sleeps).create_comment(7, "hello")
-    assert sleeps == [3.0, 0.0]
+    repo_for(fake, sleeps=sleeps).create_comment(7, "hello")  # a rate limit stored nothing: a create waits and resends
+    assert sleeps == [3.0, 0.0] and len(fake.all_comments()) == 1
 
 
 def test_gives_up_after_max_retries_with_a_typed_error(fake):
@@ -48,7 +53,7 @@ def test_gives_up_after_max_retries_with_a_typed_error(fake):
 def test_paginates_all_comments_and_upserts_the_marked_one(fake):
     for i in range(130):
         fake.add_comment(7, f"chatter {i}")
-    fake.add_comment(7, "<!-- marker --> old")
+    fake.add_comment(7, "<!-- marker --> old", "github-actions[bot]", "Bot")
     repo = repo_for(fake)
     assert len(repo.comments(7)) == 131
     updated = repo.upsert_comment(7, "<!-- marker -->", "<!-- marker --> new")
@@ -93,3 +98,105 @@ def test_downloads_an_artifact_through_the_redirect(fake):
     assert [r.id for r in repo.runs_for("abc")] == [run_id]
     (artifact,) = repo.artifacts(run_id)
     assert repo.download_artifact(artifact.id) == {"results.json": b"{}"}
+
+
+MARKER = "<!-- agenteval:default -->"
+
+
+def test_a_human_comment_carrying_the_marker_is_not_ours(fake):
+    human = fake.add_comment(7, f"{MARKER} pasted by a person", "mallory", "User")
+    other_bot = fake.add_comment(7, f"{MARKER} some other bot", "renovate[bot]", "Bot")
+    repo = repo_for(fake)
+    first = repo.upsert_comment(7, MARKER, f"{MARKER} v1")
+    second = repo.upsert_comment(7, MARKER, f"{MARKER} v2")
+    assert first.id == second.id and second.author == "github-actions[bot]"
+    assert human["body"].endswith("person") and other_bot["body"].endswith("bot")
+    ours = [c for c in fake.all_comments() if c["user"]["login"] == "github-actions[bot]"]
+    assert [c["body"] for c in ours] == [f"{MARKER} v2"]
+
+
+def test_an_app_token_owns_its_app_comments_and_a_pat_its_user_comments(fake):
+    fake.add_token("app", write_token("agenteval-app[bot]", app="agenteval-app"))
+    fake.add_token("pat", write_token("maintainer", pat=True))
+    repo_for(fake, token="app").upsert_comment(7, MARKER, f"{MARKER} app")
+    repo_for(fake, token="app").upsert_comment(7, MARKER, f"{MARKER} app again")
+    fake.add_comment(8, f"{MARKER} someone else", "intruder", "User")
+    repo_for(fake, token="pat").upsert_comment(8, MARKER, f"{MARKER} pat")
+    repo_for(fake, token="pat").upsert_comment(8, MARKER, f"{MARKER} pat again")
+    assert [c["body"] for c in fake.comments[7]] == [f"{MARKER} app again"]
+    assert [(c["user"]["login"], c["body"]) for c in fake.comments[8]] == [
+        ("intruder", f"{MARKER} someone else"), ("maintainer", f"{MARKER} pat again")]
+
+
+def test_a_create_stored_before_a_502_is_not_posted_twice(fake):
+    fake.fail_next(502, store=True, match="POST .*/comments$")
+    comment = repo_for(fake).upsert_comment(7, MARKER, f"{MARKER} v1")
+    assert [c["id"] for c in fake.all_comments()] == [comment.id]
+    assert [r.method for r in fake.requests if r.path.endswith("/comments")] == ["GET", "POST", "GET"]
+
+
+def test_a_create_dropped_before_it_was_stored_is_posted_again(fake):
+    fake.fail_next(drop=True, match="POST .*/comments$")
+    comment = repo_for(fake).create_comment(7, "reply")
+    assert [c["id"] for c in fake.all_comments()] == [comment.id]
+
+
+def test_a_check_run_stored_before_a_502_is_not_created_twice(fake):
+    fake.fail_next(502, store=True, match="POST .*/check-runs$")
+    notes = [Annotation("evals/a.json", i + 1, "failure", f"case {i}", "failed") for i in range(60)]
+    check = repo_for(fake).create_check("agenteval", "abc", "failure", "t", "s", annotations=notes)
+    assert list(fake.check_runs) == [check.id] and len(fake.check_runs[check.id]["annotations"]) == 60
+
+
+def test_a_refused_connection_is_retried_until_github_answers(fake):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    later = FakeGitHub()
+    later.add_token(TOKEN, write_token())
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:  # GitHub comes back while we wait
+        sleeps.append(seconds)
+        if len(sleeps) == 2:
+            later.serve(port)
+
+    repo = Repo(GitHubClient(new_session(TOKEN), f"http://127.0.0.1:{port}", backoff_seconds=0.01, sleep=sleep), later.repo)
+    try:
+        comment = repo.upsert_comment(7, MARKER, f"{MARKER} v1")
+    finally:
+        later.close()
+    assert [c["id"] for c in later.all_comments()] == [comment.id] and sleeps == [0.01, 0.02]
+
+
+def test_unreachable_throughout_is_one_clear_error(fake):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    sleeps: list[float] = []
+    repo = Repo(GitHubClient(new_session(TOKEN), url, max_retries=3, backoff_seconds=0.01, sleep=sleeps.append), fake.repo)
+    with pytest.raises(Unreachable) as info:
+        repo.comments(7)
+    message = str(info.value)
+    assert message.startswith(f"GitHub API at {url} unreachable after 4 tries: ") and message.endswith("Connection refused")
+    assert " object at 0x" not in message
+    assert isinstance(info.value, GitHubError) and sleeps == [0.01, 0.02, 0.04]
+
+
+def test_a_create_that_never_gets_an_answer_stops_after_the_retries(fake):
+    fake.fail_next(drop=True, times=10, match="POST .*/comments$")
+    with pytest.raises(Unreachable) as info:
+        repo_for(fake).create_comment(7, "reply")
+    assert "unreachable after 6 tries" in str(info.value) and fake.all_comments() == []
+
+
+def test_a_timeout_is_retried_like_a_lost_connection():
+    sleeps: list[float] = []
+    with socket.socket() as silent:  # accepts connections (the kernel's backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        client = GitHubClient(new_session(TOKEN), url, max_retries=1, backoff_seconds=0.01, timeout_seconds=0.2, sleep=sleeps.append)
+        with pytest.raises(Unreachable) as info:
+            client.json("GET", "repos/octo/agent/pulls/7")
+    assert "unreachable after 2 tries" in str(info.value) and "timed out" in str(info.value) and sleeps == [0.01]
