@@ -107,6 +107,7 @@ class Comparison:
     confidence: float = 0.95
     tolerance: float = 0.05
     baseline_edited: bool = False
+    accepted_by: str = ""  # the verdict used the PR's own baseline, accepted by this writer
     warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
     not_evaluated: int = 0  # gated metric results with no score on a case
 

@@ -19,7 +19,7 @@ from ..github import Conflict, PullRef, PullRequest, Repo
 from ..results_file import read_results, write_atomic
 from ..schema import Results
 from ..workflow import Runner
-from .publish import BaselineChoice, Target, baseline_of, project_choices, publish
+from .publish import BaselineChoice, Target, baseline_of, digest, project_choices, publish
 from .settings import ActionSettings
 
 COMMAND = "/agenteval accept"
@@ -63,8 +63,14 @@ def parse_command(body: str) -> AcceptCommand | None:
     return AcceptCommand(cases or None, metrics or None, allow_failed)
 
 
-def reply(repo: Repo, issue: int, text: str) -> None:
-    repo.create_comment(issue, f"{REPLY_MARKER}\n{text}")
+def reply(repo: Repo, issue: int, text: str, marker: str = REPLY_MARKER) -> None:
+    repo.create_comment(issue, f"{marker}\n{text}")
+
+
+def accepted_marker(number: int, text: str, login: str) -> str:
+    """The first line of the bot's accept reply: the trust anchor that lets this PR be graded
+    against the baseline file with exactly this text (see publish.accepted_on_pull)."""
+    return f"<!-- agenteval-ci:accepted pr={number} sha256={digest(text)} by={login} -->"
 
 
 def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results:
@@ -139,7 +145,7 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha)
     text = dump_baseline(new)
     if pull.is_fork:
-        reply(repo, number, fork_instructions(path, current.text if current else "", text))
+        reply(repo, number, fork_instructions(path, current.text if current else "", text), accepted_marker(number, text, login))
         return EXIT_PASSED
     if repo.pull(number).head.sha != pull.head.sha:
         raise Refused("The PR's head moved while I was preparing the baseline; comment again once its new run has finished.")
@@ -151,7 +157,8 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
         raise Refused(f"`{path}` changed on the branch since I read it, so I did not overwrite it. Pull the latest changes "
                       "and comment `/agenteval accept` again.") from None
     repo.react(comment_id, "+1")
-    reply(repo, number, f"Baseline accepted by @{login} for {what}: committed `{path}` in {commit[:7]}.")
+    reply(repo, number, f"Baseline accepted by @{login} for {what}: committed `{path}` in {commit[:7]}.",
+          accepted_marker(number, text, login))
     accepted = PullRequest(pull.number, PullRef(commit, pull.head.ref, pull.head.repo), pull.base, pull.state)
     publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), s.results_dir / "results.json")
     return EXIT_PASSED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -37,10 +38,30 @@ class Target:
 
 @dataclass(frozen=True)
 class BaselineChoice:
-    baseline: Baseline | None
+    baseline: Baseline | None  # what the verdict is graded against
     path: str  # repo-relative
-    edited_by_pull: bool = False
+    edited_by_pull: bool = False  # the PR changed the file by hand: graded against the base's, flagged
+    accepted_by: str = ""  # the PR's own baseline, accepted by this writer through /agenteval accept
+    base: Baseline | None = None  # with accepted_by: the base branch's, for the deltas reviewers see
 
+
+ACCEPTED = re.compile(r"<!-- agenteval-ci:accepted pr=(?P<pr>\d+) sha256=(?P<digest>[0-9a-f]{64}) by=(?P<login>[A-Za-z0-9-]+(?:\[bot\])?) -->")
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def accepted_on_pull(repo: Repo, number: int, text: str) -> str:
+    """The writer who accepted exactly this baseline text on this PR, or "". Only the action's
+    own accept replies count, and only their first line (nothing a PR can inject lands there);
+    a digest recorded on another PR does not match this PR's number."""
+    wanted = digest(text)
+    for comment in repo.own_comments(number):
+        match = ACCEPTED.fullmatch(comment.body.split("\n", 1)[0])
+        if match and int(match["pr"]) == number and match["digest"] == wanted:
+            return match["login"]
+    return ""
 
 def project_choices(s: ActionSettings) -> tuple[str, GateSettings]:
     """agenteval.yaml's baseline (repo-relative) and gate, with the `fail-on` input applied."""
@@ -65,6 +86,10 @@ def choose_baseline(s: ActionSettings, repo: Repo | None, pull: PullRequest | No
     base = repo.get_file(path, pull.base.sha)
     head = repo.get_file(path, pull.head.sha)
     edited = (base.text if base else None) != (head.text if head else None)
+    if edited and head is not None:
+        login = accepted_on_pull(repo, pull.number, head.text)
+        if login:
+            return BaselineChoice(baseline_of(head, pull.head.sha), path, False, login, baseline_of(base, pull.base.sha))
     return BaselineChoice(baseline_of(base, pull.base.sha), path, edited)
 
 
@@ -139,6 +164,10 @@ def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Resul
     _, gate = project_choices(s)
     comparison = compare(results, choice.baseline, gate)
     comparison = dataclasses.replace(comparison, baseline_edited=choice.edited_by_pull)
+    if choice.accepted_by:  # graded against the accepted baseline; the deltas shown are the base's
+        shown = compare(results, choice.base, gate)
+        comparison = dataclasses.replace(shown, verdict=comparison.verdict, exit_code=comparison.exit_code,
+                                         reasons=comparison.reasons, accepted_by=choice.accepted_by)
     suite = s.suite or ",".join(results.suites)  # one sticky comment per suite (or per set of suites)
     # Fits both a comment (65,536) and a check run's summary (65,535), truncated by importance.
     comment = render_comment(comparison, results, suite=suite, baseline_path=choice.path, max_chars=CHECK_SUMMARY_LIMIT)

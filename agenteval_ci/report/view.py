@@ -84,6 +84,7 @@ class ReportView:
     counts: dict[str, int]
     facts: tuple[Fact, ...]
     baseline_edited: bool
+    accepted_by: str
     confidence: str
 
 
@@ -172,6 +173,8 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     if not comparison.has_baseline:
         state = "failed" if comparison.verdict == "failed" else "passed"
         return "WARNING" if state == "failed" else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
+    if comparison.accepted_by and comparison.verdict == "passed":
+        return "TIP", f"agenteval passed against the baseline @{comparison.accepted_by} accepted on this PR (suite `{suite}`)"
     if comparison.verdict == "failed":
         return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
     if comparison.reasons:  # fail_on never: would have failed
@@ -196,5 +199,6 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         counts=comparison.counts,
         facts=_facts(results),
         baseline_edited=comparison.baseline_edited,
+        accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
     )

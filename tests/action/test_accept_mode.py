@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 
 import pytest
 
+from agenteval_ci.baseline import baseline_from_results, dump_baseline
+from agenteval_ci.schema import Results
 from agenteval_ci.schema.baseline import Baseline
 from tests.fakes.github import blob_sha
 
-from .harness import BASE_SHA, BASELINE, HEAD_SHA, comment_event, make_repo, results_text, run_action
+from tests.fakes.gemini import FakeGemini
+
+from .harness import BASE_SHA, BASELINE, HEAD_SHA, comment_event, make_repo, pull_request_event, results_text, rubric_yes, run_action
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +109,61 @@ def test_a_fork_pr_gets_the_patch_instead_of_a_commit(tmp_path, pull):
     assert run.code == 0 and pull.commits == []
     reply = pull.all_comments()[-1]["body"]
     assert "```diff\n--- a/.agenteval/baseline.json\n+++ b/.agenteval/baseline.json" in reply and "git apply" in reply
+
+
+# ---------------------------------------------------------------- the accepted baseline sticks
+
+NEW_HEAD = "d" * 40
+
+
+def push(github, baseline_text: str, head_repo: str = "octo/agent"):
+    """The PR's next commit: the same (regressed) agent, with this baseline file."""
+    github.set_files(NEW_HEAD, {BASELINE: baseline_text})
+    github.pulls[7]["head"]["sha"] = NEW_HEAD
+    return pull_request_event(head_sha=NEW_HEAD, head_repo=head_repo)
+
+
+def grade(tmp_path, github, event):
+    """The run the push triggers, with a judge for the judged case the committed cache does not know."""
+    with FakeGemini(responder=rubric_yes) as gemini:
+        return run_action(tmp_path, make_repo(tmp_path / "pushed", broken=True), github.base_url, "pull_request", event,
+                          extra_env=gemini.env())
+
+
+def test_after_accept_the_next_push_is_graded_against_the_accepted_baseline(tmp_path, pull):
+    assert accept(tmp_path, pull).code == 0
+    run = grade(tmp_path, pull, push(pull, pull.files["feature"][BASELINE]))
+    assert run.code == 0, run.stdout + run.stderr
+    assert run.outputs["verdict"] == "passed"
+    sticky = next(c for c in pull.all_comments() if "agenteval-ci:suite=" in c["body"])
+    assert "@maintainer accepted this PR's" in sticky["body"] and "set_thermostat" in sticky["body"]  # deltas vs base
+
+
+def test_a_fork_author_applying_the_bots_patch_is_green(tmp_path, pull, good_baseline):
+    pull.pulls[7]["head"]["repo"]["full_name"] = "someone/agent-fork"
+    assert accept(tmp_path, pull).code == 0
+    patch = pull.all_comments()[-1]["body"].split("```diff\n", 1)[1].rsplit("```", 1)[0]
+    work = tmp_path / "fork"
+    (work / ".agenteval").mkdir(parents=True)
+    (work / BASELINE).write_text(good_baseline)
+    (work / "baseline.patch").write_text(patch)
+    subprocess.run(["git", "apply", "baseline.patch"], cwd=work, check=True)
+    run = grade(tmp_path, pull, push(pull, (work / BASELINE).read_text(), head_repo="someone/agent-fork"))
+    assert run.outputs["verdict"] == "passed", run.stdout + run.stderr
+
+
+def test_a_hand_edited_baseline_is_still_graded_against_the_base(tmp_path, pull, broken_results):
+    edited = dump_baseline(baseline_from_results(Results.model_validate_json(broken_results)))
+    run = grade(tmp_path, pull, push(pull, edited))
+    assert run.code == 1 and run.outputs["verdict"] == "failed"
+    assert "the comparison used the baseline of the base branch" in run.summary
+
+
+@pytest.mark.parametrize("author, pr", [("github-actions[bot]", 8), ("maintainer", 7)])
+def test_a_digest_from_another_pr_or_a_human_is_not_trusted(tmp_path, pull, broken_results, author, pr):
+    edited = dump_baseline(baseline_from_results(Results.model_validate_json(broken_results)))
+    forged = f"<!-- agenteval-ci:accepted pr={pr} sha256={hashlib.sha256(edited.encode()).hexdigest()} by=maintainer -->\nok"
+    pull.add_comment(7, forged, login=author, user_type="Bot" if author.endswith("[bot]") else "User")
+    run = grade(tmp_path, pull, push(pull, edited))
+    assert run.code == 1 and run.outputs["verdict"] == "failed"
+    assert "the comparison used the baseline of the base branch" in run.summary
