@@ -42,6 +42,7 @@ class Suite:
     num_runs: int = 1
     concurrency: int = 8
     turn_timeout_seconds: float = 300.0
+    source: str = ""  # where `agent` was given, e.g. "agenteval.yaml at $.suites[0].agent"
 
     @property
     def warnings(self) -> list[Problem]:
@@ -120,6 +121,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         num_runs=suite.num_runs,
         concurrency=suite.concurrency,
         turn_timeout_seconds=suite.turn_timeout_seconds,
+        source=f"{file} at {at}.agent",
     )
 
 

@@ -246,7 +246,7 @@ def run_suites(
     check_scenarios(jobs)
     check_gated(jobs)
     progress = progress or Progress(len(jobs))
-    agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency) for s in suites if any(j.suite is s for j in jobs)}
+    agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source) for s in suites if any(j.suite is s for j in jobs)}
     try:
         # The judge: one for the whole run, so all judged metrics share its bound and cache.
         judge = make_judge(judge_settings or JudgeSettings())

@@ -7,6 +7,7 @@ Every adapter turns one eval case run into a conversation: `start` opens one ses
 from __future__ import annotations
 
 import re
+import traceback
 from pathlib import Path
 from typing import Protocol
 
@@ -29,17 +30,32 @@ class Agent(Protocol):
     def close(self) -> None: ...
 
 
-def load_agent(spec: str, base_dir: Path, workers: int = 8) -> Agent:
-    """The adapter for a suite's `agent`: a Python callable, else an ADK folder or module."""
-    match = CALLABLE_SPEC.match(spec)
-    if match and len(match["target"]) > 1:
-        from .python_callable import load_callable_agent
+def load_agent(spec: str, base_dir: Path, workers: int = 8, where: str = "") -> Agent:
+    """The adapter for a suite's `agent`: a Python callable, else an ADK folder or module.
+    `where` names the config key the spec came from, for the error message."""
+    try:
+        match = CALLABLE_SPEC.match(spec)
+        if match and len(match["target"]) > 1:
+            from .python_callable import load_callable_agent
 
-        return load_callable_agent(match["target"], match["function"], base_dir, workers)
-    from .adk import load_adk_agent
+            return load_callable_agent(match["target"], match["function"], base_dir, workers)
+        from .adk import load_adk_agent
 
-    return load_adk_agent(spec, base_dir)
+        return load_adk_agent(spec, base_dir)
+    except UsageError as exc:
+        raise UsageError(f"{where}: {exc}" if where else str(exc)) from exc.__cause__
+
+
+_OURS = str(Path(__file__).resolve().parent.parent)
+
+
+def _user_frames(exc: BaseException) -> str:
+    """The traceback lines in the user's own code (not ours, not importlib's), as adk eval shows them."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith((_OURS, "<frozen"))]
+    return "".join(traceback.format_list(frames[-8:])).rstrip()
 
 
 def describe_import_error(spec: str, exc: BaseException) -> UsageError:
-    return UsageError(f"cannot load agent {spec!r}: {type(exc).__name__}: {exc}")
+    text = f"cannot load agent {spec!r}: {type(exc).__name__}: {exc}"
+    frames = _user_frames(exc)
+    return UsageError(f"{text}\nTraceback in your code (most recent call last):\n{frames}" if frames else text)

@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ..errors import DependencyError
 from ..schema import Content, EvalCase, Invocation, InvocationEvent, InvocationEvents, UsageMetadata
 from . import describe_import_error
-from ._imports import import_file, import_module
+from ._imports import import_file, import_module, on_path
 
 INSTALL_HINT = "this agent is a google-adk agent; install the extra: pip install 'agenteval-ci[adk]'"
 # ADK's names when an eval case has no session_input.
@@ -35,6 +35,7 @@ def _agent_module(spec: str, base_dir: Path) -> Any:
     """A folder whose __init__.py imports `agent` (ADK's layout), a .py file, or a dotted module."""
     folder = base_dir / spec
     if (folder / "__init__.py").is_file():
+        on_path(folder.parent)  # as adk eval does: the agent's absolute imports (`from my_agent.tools import ...`)
         package = import_file(folder / "__init__.py")
         return getattr(package, "agent", package)
     if spec.endswith(".py") and folder.is_file():
@@ -182,7 +183,7 @@ def load_adk_agent(spec: str, base_dir: Path) -> AdkAgent:
     _adk()
     try:
         module = _agent_module(spec, base_dir)
-    except Exception as exc:  # the user's agent failed to import: say which and why
+    except (Exception, SystemExit) as exc:  # the user's agent failed to import: say which and why
         raise describe_import_error(spec, exc) from exc
     if not _exposes_agent(module):
         raise describe_import_error(spec, ValueError("the agent module exposes none of `app`, `root_agent` or `get_agent_async()`"))

@@ -186,7 +186,7 @@ def load_callable_agent(target: str, function_name: str, base_dir: Path, workers
             module = import_file(path)
         else:
             module = import_module(target, base_dir)
-    except Exception as exc:  # the user's code failed to import: say which and why
+    except (Exception, SystemExit) as exc:  # the user's code failed to import: say which and why
         raise describe_import_error(spec, exc) from exc
     function = getattr(module, function_name, None)
     if not callable(function):
