@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from .agents import Agent, load_agent
+from .agents import Agent, AgentExited, contained, load_agent
 from .errors import InputError, Problem
 from .judge import make_judge, with_judge_stats
 from .metrics import adk_mean
@@ -95,10 +95,10 @@ async def run_conversation(
     conversation = None
     source = user or ScriptedUser(case)
     try:
-        conversation = await agent.start(case, run_index)
+        conversation = await contained(agent.start(case, run_index))
         while (user_content := await source.next_turn(invocations)) is not None:
             try:
-                invocations.append(await asyncio.wait_for(conversation.send(user_content), turn_timeout))
+                invocations.append(await asyncio.wait_for(contained(conversation.send(user_content)), turn_timeout))
             except asyncio.TimeoutError:
                 error = f"turn {len(invocations) + 1}: timed out after {turn_timeout:g}s"
                 break
@@ -107,7 +107,7 @@ async def run_conversation(
     except Exception as exc:  # the agent's own failure: this run fails, the others go on
         error = f"turn {len(invocations) + 1}: {_explained(exc)}"
     except (SystemExit, KeyboardInterrupt) as exc:  # user code may not end the process: the run fails
-        error = f"turn {len(invocations) + 1}: the agent raised {type(exc).__name__}({exc}) (called sys.exit?)"
+        error = f"turn {len(invocations) + 1}: {AgentExited.of(exc)}"
     finally:
         if conversation is not None:
             await conversation.close()

@@ -9,13 +9,32 @@ from __future__ import annotations
 import re
 import traceback
 from pathlib import Path
-from typing import Protocol
+from typing import Awaitable, Protocol, TypeVar
 
 from ..errors import UsageError
 from ..schema import Content, EvalCase, Invocation
 
+T = TypeVar("T")
+
 # `module.path:function` or `path/to/file.py:function` (not a Windows drive like C:\).
 CALLABLE_SPEC = re.compile(r"^(?P<target>.+?\S):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
+
+
+class AgentExited(RuntimeError):
+    """User code raised SystemExit or KeyboardInterrupt. asyncio ends the whole event loop on
+    those, so they become this ordinary error where user code runs: it fails one run."""
+
+    @classmethod
+    def of(cls, exc: BaseException) -> "AgentExited":
+        return cls(f"the agent raised {type(exc).__name__}({exc}) (called sys.exit?)")
+
+
+async def contained(awaitable: Awaitable[T]) -> T:
+    """Await user code so that its sys.exit cannot escape the task it runs in."""
+    try:
+        return await awaitable
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise AgentExited.of(exc) from None
 
 
 class Conversation(Protocol):

@@ -21,7 +21,7 @@ from typing import Any, Callable
 import pydantic
 
 from ..schema import Content, EvalCase, FunctionCall, IntermediateData, Invocation
-from . import describe_import_error
+from . import AgentExited, describe_import_error
 from ._imports import import_file, import_module, on_path
 
 
@@ -117,10 +117,6 @@ class CallableConversation:
         pass
 
 
-class AgentExited(RuntimeError):
-    """User code raised SystemExit or KeyboardInterrupt: asyncio would end the whole loop on them."""
-
-
 class DaemonThreads:
     """Sync calls in daemon threads, at most `workers` at once. A turn that timed out may
     still be blocked in its thread (a `time.sleep(3600)`); a daemon thread cannot keep the
@@ -143,7 +139,7 @@ class DaemonThreads:
                 try:
                     value, error = function(*args), None
                 except (SystemExit, KeyboardInterrupt) as exc:  # it ends this run, not the process
-                    value, error = None, AgentExited(f"the agent raised {type(exc).__name__}({exc}) (called sys.exit?)")
+                    value, error = None, AgentExited.of(exc)
                 except BaseException as exc:
                     value, error = None, exc
             try:

@@ -166,3 +166,9 @@ def test_thresholds_only_never_passes_a_case_with_nothing_evaluated(tmp_path, ca
     capsys.readouterr()
     assert main(["compare", "r.json", "--fail-on", "threshold"]) == 1
     assert "1 case(s) with no evaluated gated metric (first: default/s/c0" in capsys.readouterr().out
+
+
+def test_an_async_agent_calling_sys_exit_fails_its_run_not_the_process(project):
+    (project / "agent.py").write_text("import sys\nasync def agent(text, session):\n    sys.exit(0)\n")
+    done = agenteval(project, "run", "--json", "r.json")
+    assert done.returncode == 1 and "SystemExit(0)" in done.stdout and (project / "r.json").is_file()
