@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -112,3 +113,12 @@ def test_event_payload_guarded(tmp_path):
     path.write_text("[" * 5000 + "]" * 5000)
     with pytest.raises(InputError, match="event.json"):
         read_event(str(path))
+
+
+def test_double_encoded_actuals_are_guarded_inside_the_string(tmp_path, capsys):
+    eval_set = Path(__file__).resolve().parent.parent / "examples" / "home_automation" / "evals" / "basic" / "home.evalset.json"
+    actual = tmp_path / "run.evalset_result.json"
+    actual.write_text(json.dumps("[" * 5000 + "]" * 5000))
+    assert main(["score", str(eval_set), "--actual", str(actual), "--no-judge-cache"]) == 2
+    err = capsys.readouterr().err
+    assert actual.as_posix() in err and "nested more than" in err and "Traceback" not in err
