@@ -86,7 +86,7 @@ def check_data(name: str, data: Any, surrogates: bool = True, prefix: str = "$")
     """Nesting within MAX_DEPTH; with `surrogates`, no string (or key) holds a lone surrogate.
     A first pass touches only containers (a tenth of the cost of parsing); the JSON path of
     a problem is worked out only when there is one."""
-    stack: list[tuple[Any, int]] = [(data, 0)]
+    stack: list[tuple[Any, int]] = [(data, 0)] if isinstance(data, (dict, list)) else []
     pop, push = stack.pop, stack.append
     while stack:
         value, depth = pop()

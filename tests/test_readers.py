@@ -122,3 +122,12 @@ def test_double_encoded_actuals_are_guarded_inside_the_string(tmp_path, capsys):
     assert main(["score", str(eval_set), "--actual", str(actual), "--no-judge-cache"]) == 2
     err = capsys.readouterr().err
     assert actual.as_posix() in err and "nested more than" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n", "7", "null"])
+def test_a_yaml_without_a_mapping_is_exit_2(tmp_path, text, capsys):
+    (tmp_path / "agenteval.yaml").write_text(text)
+    results = tmp_path / "results.json"
+    results.write_text("{}")
+    assert main(["compare", str(results), "--config", str(tmp_path / "agenteval.yaml")]) == 2
+    assert "Traceback" not in capsys.readouterr().err
