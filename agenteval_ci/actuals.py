@@ -8,7 +8,6 @@ An ACTUAL file is one of:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -65,10 +64,7 @@ def load_actuals(path: str | Path) -> RunsByCase:
         return _from_eval_set(name, eval_set)
     data: Any = parse_json(name, text)
     if isinstance(data, str):  # ADK's double-encoded evalset_result.json
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            raise InputError(Problem(name, "$", f"a JSON string that is not JSON inside: {exc.msg}")) from None
+        data = parse_json(f"{name} (the JSON inside its string)", data)
     if isinstance(data, list):  # a legacy test file or the old eval set format: read as the loader does
         return _from_eval_set(name, eval_set_from_data(name, data).eval_set)
     if not isinstance(data, dict):

@@ -11,7 +11,7 @@ from typing import NoReturn
 
 from . import __version__
 from .commands import COMMANDS, load
-from .errors import EXIT_BUG, AgentevalError
+from .errors import EXIT_BUG, AgentevalError, UsageError
 
 
 def _command_in(argv: list[str]) -> str | None:
@@ -33,6 +33,12 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 def dispatch(argv: list[str]) -> int:
     """Parse and run one command; errors propagate (the action maps them its own way)."""
+    for arg in argv:  # bytes that are not UTF-8 arrive as lone surrogates; nothing could write them
+        if not arg.isascii():
+            try:
+                arg.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UsageError(f"argument {ascii(arg)[:80]} is not valid UTF-8") from None
     args = build_parser(argv).parse_args(argv)
     return load(args.command).run(args)
 

@@ -22,6 +22,7 @@ from pydantic.alias_generators import to_snake
 from .errors import InputError, Problem
 from .fingerprint import metric_fingerprint
 from .metrics import REGISTRY, MetricSpec
+from .readers import _SURROGATE_ESCAPE, parse_json, read_json, read_text  # noqa: F401 - re-exported
 from .schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, EvalSet, Invocation
 from .schema.content import Content, FunctionCall, Part
 from .schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
@@ -64,29 +65,6 @@ class LoadedEvalConfig:
 
 
 # ---------------------------------------------------------------- JSON and pydantic errors
-
-
-def read_text(path: str | Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(Problem(str(path), "$", "file not found")) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(Problem(str(path), "$", f"cannot read the file: {exc}")) from None
-
-
-def read_json(path: str | Path) -> Any:
-    return parse_json(str(path), read_text(path))
-
-
-def parse_json(name: str, text: str) -> Any:
-    """`name` says where the text came from (a file, or a file at a commit) in any error."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            Problem(name, "$", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
-        ) from None
 
 
 # pydantic puts the name of the union branch it tried into `loc`; it is not a key in the file.
@@ -182,11 +160,11 @@ def valid_eval_set_json(text: str) -> EvalSet | None:
     third faster than json.loads and then validating. Anything else (another of ADK's
     formats, or a mistake) is None and takes the path that tells them apart and says
     what is wrong where."""
-    if not text.lstrip().startswith("{"):
-        return None
+    if not text.lstrip().startswith("{") or _SURROGATE_ESCAPE.search(text):
+        return None  # a lone surrogate: the slow path says where
     try:
         return EvalSet.model_validate_json(text)
-    except ValueError:  # pydantic.ValidationError, or JSON pydantic will not read
+    except (ValueError, RecursionError):  # pydantic.ValidationError, or JSON pydantic will not read
         return None
 
 

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pydantic
-import yaml
-
 from .errors import InputError, Problem
+from .readers import parse_yaml, read_text
 from .loader import LoadedEvalConfig, LoadedEvalSet, find_eval_config, load_eval_config, load_eval_set, problems_from
 from .schema import EvalCase
 from .schema.project import ProjectConfig, SuiteConfig
@@ -64,16 +63,9 @@ class Project:
 
 def read_project_config(path: str | Path) -> ProjectConfig:
     name = Path(path).as_posix()
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(Problem(name, "$", "file not found (create one, see docs/config.md, or pass --config)")) from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise InputError(Problem(name, "$", f"not valid YAML{where}: {getattr(exc, 'problem', exc)}")) from None
+    if not Path(path).exists() and not Path(path).is_symlink():
+        raise InputError(Problem(name, "$", "file not found (create one, see docs/config.md, or pass --config)"))
+    data = parse_yaml(name, read_text(path))
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "expected a mapping with `suites:` (see docs/config.md)"))
     try:
@@ -107,7 +99,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
     eval_sets = []
     configs: dict[Path | None, LoadedEvalConfig] = {}  # test_config.json beside several eval sets: read once
     for j, pattern in enumerate(suite.eval_sets):
-        matches = sorted(glob.glob(str(base_dir / pattern), recursive=True))
+        matches = eval_set_files(file, f"{at}.eval_sets[{j}]", base_dir, pattern)
         if not matches:
             raise InputError(Problem(file, f"{at}.eval_sets[{j}]", f"{pattern!r} matches no file under {base_dir.as_posix() or '.'}"))
         for match in matches:
@@ -123,6 +115,33 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         turn_timeout_seconds=suite.turn_timeout_seconds,
         source=f"{file} at {at}.agent",
     )
+
+
+MAX_GLOB_MATCHES = 100_000
+
+
+def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str]:
+    """Regular files matching the glob, sorted, each once. As glob.glob: `*` skips dot files;
+    unlike it, `**` does not descend into symlinked folders (a link to `.` would loop)."""
+    if not pattern.strip():
+        raise InputError(Problem(file, at, "an empty glob; name eval set files like evals/**/*.evalset.json"))
+    full = Path(pattern) if Path(pattern).is_absolute() else base_dir / pattern
+    anchor = Path(full.anchor) if full.is_absolute() else Path()
+    relative = full.relative_to(anchor) if full.is_absolute() else full
+    hidden_ok = any(part.startswith(".") and part not in (".", "..") for part in Path(pattern).parts)
+    fixed = next((i for i, part in enumerate(full.parts) if glob.has_magic(part)), len(full.parts))
+    found: dict[Path, str] = {}
+    try:
+        for match in anchor.glob(relative.as_posix()):
+            if not hidden_ok and any(p.startswith(".") and p not in (".", "..") for p in match.parts[fixed:]):
+                continue
+            if match.is_file():
+                found.setdefault(match.resolve(), str(match))
+            if len(found) > MAX_GLOB_MATCHES:
+                raise InputError(Problem(file, at, f"{pattern!r} matches more than {MAX_GLOB_MATCHES:,} files"))
+    except (OSError, ValueError, NotImplementedError) as exc:
+        raise InputError(Problem(file, at, f"cannot expand the glob {pattern!r}: {exc}")) from None
+    return sorted(found.values())
 
 
 def _config_beside(eval_set: str, loaded: dict[Path | None, LoadedEvalConfig]) -> LoadedEvalConfig:

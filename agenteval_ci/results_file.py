@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import tempfile
@@ -12,7 +13,7 @@ from typing import Any, TypeVar
 import pydantic
 
 from . import __version__
-from .errors import InputError, Problem
+from .errors import InputError, Problem, UsageError
 from .loader import problems_from, read_json
 from .schema import CaseResult, Results, RunStats, ShardInfo
 from .schema.results import SCHEMA_VERSION
@@ -42,11 +43,27 @@ def new_results(
 
 
 def write_atomic(path: str | Path, content: str | bytes) -> None:
-    """Temp file in the same folder, then rename: a reader never sees half a file."""
+    """Temp file in the same folder, then rename: a reader never sees half a file, and a
+    write that fails (a name too long, a parent that is a file, a read-only folder, text
+    that is not valid Unicode) leaves the old file as it was and no temp file behind."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    data = content.encode("utf-8") if isinstance(content, str) else content
+    name = target.as_posix()
+    try:
+        data = content.encode("utf-8") if isinstance(content, str) else content
+    except UnicodeEncodeError as exc:
+        shown = ascii(exc.object[max(0, exc.start - 20) : exc.end + 20])
+        raise InputError(
+            Problem(name, "$", f"cannot write: the text holds a lone surrogate (not valid Unicode) near {shown}")
+        ) from None
+    if os.path.isdir(target):
+        raise UsageError(f"{name}: is a folder; name a file to write")
+    try:
+        if any(os.path.isfile(parent) for parent in target.parents):
+            raise NotADirectoryError(errno.ENOTDIR, "a parent of it is a file, not a folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:200]}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise UsageError(f"{name}: cannot write here: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -54,6 +71,9 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
             # a replaced file keeps its mode, a new one gets what open() would give it.
             os.fchmod(f.fileno(), _mode_for(target))
         os.replace(tmp, target)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise UsageError(f"{name}: cannot write here: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

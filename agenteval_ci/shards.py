@@ -7,14 +7,16 @@ import re
 
 from .errors import UsageError
 from .schema import ShardInfo
+from .schema.results import MAX_SHARDS
 
-_SHARD = re.compile(r"^(\d+)/(\d+)$")
+_SHARD = re.compile(r"^([0-9]{1,9})/([0-9]{1,9})$")  # ASCII digits only; a bounded int()
 
 
 def parse_shard(text: str) -> ShardInfo:
     match = _SHARD.match(text.strip())
-    if not match or not 1 <= int(match[1]) <= int(match[2]):
-        raise UsageError(f"--shard must be I/N with 1 <= I <= N (like 2/3), got {text!r}")
+    if not match or not 1 <= int(match[1]) <= int(match[2]) <= MAX_SHARDS:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise UsageError(f"--shard must be I/N with 1 <= I <= N <= {MAX_SHARDS} (like 2/3), got {shown!r}")
     return ShardInfo(index=int(match[1]), count=int(match[2]))
 
 

@@ -8,14 +8,14 @@ echoed to the log is wrapped in `::stop-commands::` so it cannot issue workflow 
 
 from __future__ import annotations
 
-import json
 import secrets
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import Problem, UsageError, InputError
+from .errors import UsageError
+from .readers import read_json
 
 MAX_ERROR_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations per step
 
@@ -40,10 +40,7 @@ def read_event(path: str | None) -> dict[str, Any]:
     """The webhook payload that triggered the run ({} outside Actions)."""
     if not path or not Path(path).is_file():
         return {}
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise InputError(Problem(path, "$", f"cannot read the event payload: {exc}")) from None
+    data = read_json(path)
     return data if isinstance(data, dict) else {}
 
 

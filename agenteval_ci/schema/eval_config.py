@@ -17,13 +17,14 @@ from ._base import AdkModel, OpenAdkModel
 from .eval_set import Rubric
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
+MAX_NUM_SAMPLES = 100  # judge samples per turn (docs/config.md)
 
 
 class JudgeModelOptions(AdkModel):
     judge_model: str = DEFAULT_JUDGE_MODEL
     judge_model_config: Optional[dict[str, Any]] = None  # a GenerateContentConfig as JSON
-    num_samples: int = Field(default=5, ge=1)
-    parallelism_limit: int = Field(default=1, ge=1)
+    num_samples: int = Field(default=5, ge=1, le=MAX_NUM_SAMPLES)
+    parallelism_limit: int = Field(default=1, ge=1, le=1000)
 
 
 class BaseCriterion(OpenAdkModel):

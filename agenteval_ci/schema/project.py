@@ -17,6 +17,8 @@ from .settings import GateSettings, JudgeSettings
 
 DEFAULT_PROJECT_FILE = "agenteval.yaml"
 DEFAULT_BASELINE = ".agenteval/baseline.json"
+MAX_NUM_RUNS = 100  # maxima documented in docs/config.md
+MAX_CONCURRENCY = 1000
 
 
 class SuiteConfig(StrictModel):
@@ -28,8 +30,8 @@ class SuiteConfig(StrictModel):
     agent: str = Field(min_length=1)
     eval_sets: list[str] = Field(min_length=1)  # globs, relative to agenteval.yaml's folder
     eval_config: Optional[str] = None  # else test_config.json beside each eval set, else ADK's defaults
-    num_runs: int = Field(default=1, ge=1)
-    concurrency: int = Field(default=8, ge=1)  # case x run jobs in flight at once
+    num_runs: int = Field(default=1, ge=1, le=MAX_NUM_RUNS)
+    concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)  # case x run jobs in flight at once
     turn_timeout_seconds: float = Field(default=300.0, gt=0)
 
     @field_validator("eval_sets", mode="before")

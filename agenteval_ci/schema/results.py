@@ -93,9 +93,12 @@ class CaseResult(StrictModel):
     eval_case: EvalCase
 
 
+MAX_SHARDS = 1000  # `--shard I/N`: N at most this
+
+
 class ShardInfo(StrictModel):
-    index: int  # 1-based
-    count: int
+    index: int = Field(ge=1, le=MAX_SHARDS)  # 1-based
+    count: int = Field(ge=1, le=MAX_SHARDS)
 
 
 class JudgeUsage(StrictModel):

@@ -1,0 +1,197 @@
+"""The one guarded reader of the files we are given (JSON and YAML): limits on size and
+nesting, and every way reading can fail (a folder, no permission, a symlink loop, bytes
+that are not UTF-8, a number too long, a lone surrogate, an alias bomb) is an InputError
+naming the file, never a traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import InputError, Problem
+
+MAX_FILE_BYTES = 256 * 1024 * 1024  # a 2,000-case results file is ~11 MB
+MAX_DEPTH = 200  # nesting of arrays/objects (pydantic's JSON parser stops at 200 too)
+MAX_YAML_NODES = 100_000  # nodes after expanding aliases and merge keys
+
+# A lone surrogate can only enter decoded JSON through a \uD800-\uDFFF escape.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def read_bytes(path: str | Path) -> bytes:
+    name = Path(path).as_posix()
+    try:
+        with open(path, "rb") as f:
+            size = _size(f)
+            if size > MAX_FILE_BYTES:
+                raise InputError(Problem(name, "$", f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}"))
+            return f.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise InputError(Problem(name, "$", "file not found")) from None
+    except IsADirectoryError:
+        raise InputError(Problem(name, "$", "is a folder, not a file")) from None
+    except PermissionError:
+        raise InputError(Problem(name, "$", "permission denied")) from None
+    except OSError as exc:
+        why = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
+        raise InputError(Problem(name, "$", f"cannot read the file: {why}")) from None
+
+
+def _size(f: Any) -> int:
+    st = os.fstat(f.fileno())
+    if stat.S_ISDIR(st.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory")
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
+
+
+def decode_text(name: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        hint = " (it looks like UTF-16)" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else ""
+        raise InputError(
+            Problem(name, "$", f"not UTF-8 text{hint}: byte 0x{data[exc.start]:02x} at offset {exc.start}; save it as UTF-8")
+        ) from None
+
+
+def read_text(path: str | Path) -> str:
+    return decode_text(Path(path).as_posix(), read_bytes(path))
+
+
+def parse_json(name: str, text: str) -> Any:
+    """`name` says where the text came from (a file, or a file at a commit) in any error."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            Problem(name, "$", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}")
+        ) from None
+    except RecursionError:
+        raise InputError(Problem(name, "$", f"nested more than {MAX_DEPTH} levels deep")) from None
+    except ValueError as exc:  # Python's limit on the digits of an integer
+        raise InputError(Problem(name, "$", f"not valid JSON: {str(exc).split(';')[0]}")) from None
+    check_data(name, data, surrogates=bool(_SURROGATE_ESCAPE.search(text)))
+    return data
+
+
+def check_data(name: str, data: Any, surrogates: bool = True, prefix: str = "$") -> None:
+    """Nesting within MAX_DEPTH; with `surrogates`, no string (or key) holds a lone surrogate.
+    A first pass touches only containers (a tenth of the cost of parsing); the JSON path of
+    a problem is worked out only when there is one."""
+    stack: list[tuple[Any, int]] = [(data, 0)] if isinstance(data, (dict, list)) else []
+    pop, push = stack.pop, stack.append
+    while stack:
+        value, depth = pop()
+        if depth > MAX_DEPTH:
+            break
+        items = value.values() if isinstance(value, dict) else value
+        for item in items:
+            if isinstance(item, (dict, list)):
+                push((item, depth + 1))
+    else:
+        if not surrogates:
+            return
+    problem = _problem_at(data, prefix, surrogates)
+    if problem:
+        raise InputError(Problem(name, *problem))
+
+
+def _problem_at(data: Any, prefix: str, surrogates: bool) -> tuple[str, str] | None:
+    """(JSON path, message) of the first problem, slowly, with paths."""
+    stack: list[tuple[Any, str, int]] = [(data, prefix, 0)]
+    while stack:
+        value, at, depth = stack.pop()
+        if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
+            return at if len(at) < 200 else at[:200] + "...", f"nested more than {MAX_DEPTH} levels deep"
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if surrogates and _lone_surrogate(key):
+                    return at, f"key {_shown(key)} holds a lone surrogate (not valid Unicode)"
+                stack.append((item, f"{at}.{key}", depth + 1))
+        elif isinstance(value, list):
+            stack.extend((item, f"{at}[{i}]", depth + 1) for i, item in enumerate(value))
+        elif surrogates and isinstance(value, str) and _lone_surrogate(value):
+            return at, f"{_shown(value)} holds a lone surrogate (not valid Unicode)"
+    return None
+
+
+def _lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _shown(text: str) -> str:
+    return ascii(text[:60])
+
+
+def read_json(path: str | Path) -> Any:
+    return parse_json(Path(path).as_posix(), read_text(path))
+
+
+# ---------------------------------------------------------------- YAML
+
+
+class _GuardedLoader(yaml.SafeLoader):
+    """SafeLoader with bounded nesting and a bounded size after aliases and merge keys
+    (`x2: &x2 {<<: [*x1, *x1]}` doubles at every line: 41 lines never finish)."""
+
+    _depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark
+                raise yaml.YAMLError(f"nested more than {MAX_DEPTH} levels deep at line {mark.line + 1}")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self) -> Any:
+        node = super().get_single_node()
+        if node is not None:
+            _expanded_size(node, {}, set())
+        return node
+
+
+def _expanded_size(node: yaml.Node, sizes: dict[int, int], open_nodes: set[int]) -> int:
+    key = id(node)
+    if key in sizes:
+        return sizes[key]
+    if key in open_nodes:
+        raise yaml.YAMLError("an alias refers to a node that contains it (a recursive structure)")
+    open_nodes.add(key)
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        size += sum(_expanded_size(child, sizes, open_nodes) for child in node.value)
+    elif isinstance(node, yaml.MappingNode):
+        size += sum(_expanded_size(k, sizes, open_nodes) + _expanded_size(v, sizes, open_nodes) for k, v in node.value)
+    open_nodes.discard(key)
+    if size > MAX_YAML_NODES:
+        raise yaml.YAMLError(f"more than {MAX_YAML_NODES:,} values once aliases and merge keys are expanded")
+    sizes[key] = size
+    return size
+
+
+def parse_yaml(name: str, text: str) -> Any:
+    try:
+        data = yaml.load(text, Loader=_GuardedLoader)  # noqa: S506 - a SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise InputError(Problem(name, "$", f"not valid YAML{where}: {getattr(exc, 'problem', None) or exc}")) from None
+    except (RecursionError, ValueError) as exc:
+        raise InputError(Problem(name, "$", f"not valid YAML: {type(exc).__name__}: {exc}"[:300])) from None
+    check_data(name, data)
+    return data
