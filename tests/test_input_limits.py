@@ -110,10 +110,11 @@ def test_write_atomic_read_only_folder(tmp_path):
         folder.chmod(0o755)
 
 
-def test_report_to_an_unwritable_path_exits_2(tmp_path, capsys):
+def test_report_to_an_unwritable_path_exits_2(tmp_path, capsys, monkeypatch):
     out = tmp_path / "results.json"
     assert main(["score", str(EVAL_SET), "--actual", str(EVAL_SET), "--no-judge-cache", "--json", str(out)]) == 0
     target = tmp_path / "report.md"
     target.mkdir()
-    assert main(["report", str(out), "--format", "md", "--baseline", str(tmp_path / "none.json"), "-o", str(target)]) == 2
+    monkeypatch.chdir(tmp_path)  # no baseline at the default path: a first run
+    assert main(["report", str(out), "--format", "md", "-o", str(target)]) == 2
     assert "is a folder" in capsys.readouterr().err

@@ -58,7 +58,7 @@ def project(tmp_path: Path) -> Path:
     cases = [{"eval_id": f"c{i}", "conversation": [_turn(f"hi c{i}")]} for i in range(5)]
     (tmp_path / "evals").mkdir()
     (tmp_path / "evals" / "a.evalset.json").write_text(json.dumps({"eval_set_id": "set_a", "eval_cases": cases}))
-    (tmp_path / "agenteval.yaml").write_text("suites:\n  - agent: agent.py:agent\n    eval_sets: evals/*.evalset.json\n    turn_timeout_seconds: 1\n")
+    (tmp_path / "agenteval.yaml").write_text("suites:\n  - agent: agent.py:agent\n    eval_sets: evals/*.evalset.json\n    turn_timeout_seconds: 5\n")
     assert agenteval(tmp_path, "run", "--json", "base.json").returncode == 0
     assert agenteval(tmp_path, "accept", "base.json").returncode == 0
     return tmp_path
@@ -104,8 +104,8 @@ def test_a_blocked_sync_agent_cannot_keep_the_process_alive(project):
     started = time.monotonic()
     done = agenteval(project, "run", "--json", "r.json", env={"BREAK": "sleep"}, timeout=30)
     assert done.returncode == 1
-    assert time.monotonic() - started < 15
-    assert "timed out after 1s" in done.stdout and (project / "r.json").is_file()
+    assert time.monotonic() - started < 25
+    assert "timed out after 5s" in done.stdout and (project / "r.json").is_file()
 
 
 def test_a_per_case_drop_is_its_own_outcome_and_fails_a_deterministic_suite(project):
