@@ -15,7 +15,7 @@ from typing import Any
 from . import __version__
 from .errors import UsageError
 from .loader import read_json
-from .metrics.base import adk_mean
+from .metrics.base import NO_REFERENCE, adk_mean
 from .results_file import parse_versioned, write_atomic
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
@@ -31,7 +31,7 @@ def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | Non
             raise UsageError(f"baseline {name}: file not found (it was named explicitly; drop --baseline or "
                              "agenteval.yaml's `baseline:` to run without one)")
         return None
-    return parse_baseline(Path(path).as_posix(), read_json(path))
+    return parse_baseline(name, read_json(path))
 
 
 def parse_baseline(name: str, data: Any) -> Baseline:
@@ -96,9 +96,6 @@ def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] |
     return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
 
 
-SCENARIO_NOT_APPLICABLE = "a conversation_scenario case has none"  # the reason a reference-based metric gives
-
-
 def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]:
     """What a baseline should not be made of: cases whose runs failed, and gated metrics
     that were not evaluated (a metric that does not apply to a scenario case aside)."""
@@ -106,13 +103,12 @@ def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]
     for case in results.cases:
         if cases and not any(case_matches(case, w) for w in cases):
             continue
-        key = f"{case.suite}/{case.eval_set_id}/{case.eval_id}"
-        errors = [r.error for r in case.runs if r.error]
+        errors = case.run_errors
         if errors:
-            found.append(f"{key}: {len(errors)} run(s) failed: {errors[0]}")
+            found.append(f"{case.key}: {len(errors)} run(s) failed: {errors[0]}")
         for name, m in sorted(case.metrics.items()):
-            if m.threshold is not None and m.status == Status.NOT_EVALUATED and not errors and SCENARIO_NOT_APPLICABLE not in (m.reason or ""):
-                found.append(f"{key}: {name} not evaluated: {m.reason or 'no score'}")
+            if m.threshold is not None and m.status == Status.NOT_EVALUATED and not errors and NO_REFERENCE not in (m.reason or ""):
+                found.append(f"{case.key}: {name} not evaluated: {m.reason or 'no score'}")
     return found
 
 

@@ -109,7 +109,6 @@ class Comparison:
     baseline_edited: bool = False
     accepted_by: str = ""  # the verdict used the PR's own baseline, accepted by this writer
     warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
-    not_evaluated: int = 0  # gated metric results with no score on a case
 
 
 # ---------------------------------------------------------------- statistics (stdlib only)
@@ -188,7 +187,7 @@ class _Pair:
 
 
 def case_key(case: CaseResult) -> str:
-    return f"{case.suite}/{case.eval_set_id}/{case.eval_id}"
+    return case.key
 
 
 def _gated(metric: MetricResult | BaselineMetric) -> bool:
@@ -405,10 +404,6 @@ def _evaluated(metric: MetricResult | BaselineMetric) -> bool:
     return metric.status in (Status.PASSED, Status.FAILED)
 
 
-def run_errors(case: CaseResult) -> list[str]:
-    return [r.error for r in case.runs if r.error]
-
-
 def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
     """Gated metrics the baseline scored on this case that have no score now: each
     "metric: why" (an unparseable judge reply, no key, a removed criterion)."""
@@ -433,15 +428,15 @@ def _changed_test(case: CaseResult, old: BaselineCase) -> str:
     return f"metric configuration changed: {', '.join(changed)}" if changed else ""
 
 
-def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float) -> str:
+def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float, lost: list[str]) -> str:
     was, now = old.status == Status.PASSED, case.status == Status.PASSED
-    if any(m.counted for m in metrics) or (was and run_errors(case)):  # a crash is never noise
+    if any(m.counted for m in metrics) or (was and case.run_errors):  # a crash is never noise
         return "regressed"
     if was and case.status == Status.FAILED:
         return "newly_failing"
     if any(m.delta is not None and m.delta < -tolerance for m in metrics):
         return "worsened"
-    if lost_evidence(case, old):
+    if lost:
         return "unevaluated"
     if old.status == Status.FAILED and now:
         return "fixed"
@@ -462,8 +457,9 @@ def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tupl
     changed = _changed_test(case, old)
     if changed:
         return CaseOutcome(outcome="incomparable", baseline_status=old.status.value, note=changed, **common)
-    note = case.reason or "; ".join(lost_evidence(case, old))
-    return CaseOutcome(outcome=_outcome(case, old, metrics, tolerance), baseline_status=old.status.value, note=note, **common)
+    lost = lost_evidence(case, old)
+    outcome = _outcome(case, old, metrics, tolerance, lost)
+    return CaseOutcome(outcome=outcome, baseline_status=old.status.value, note=case.reason or "; ".join(lost), **common)
 
 
 def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
@@ -503,7 +499,6 @@ def compare(results: Results, baseline: Baseline | None, settings: GateSettings)
         confidence=settings.confidence,
         tolerance=settings.tolerance,
         warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
-        not_evaluated=sum(_gated(m) and m.status == Status.NOT_EVALUATED for c in results.cases for m in c.metrics.values()),
     )
 
 
@@ -516,7 +511,7 @@ def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
     baseline had that are gone now. Failed runs are reported as such, not here."""
     empty, lost = [], []
     for case in results.cases:
-        if run_errors(case):
+        if case.run_errors:
             continue
         key = case_key(case)
         if case.status == Status.NOT_EVALUATED:
@@ -535,7 +530,7 @@ def _broken(results: Results, cases: list[CaseOutcome], regression: bool) -> dic
     """Cases whose agent runs failed (key -> reason); comparing with a baseline, not those
     that were failing there already."""
     still_failing = {c.key for c in cases if c.baseline_status == Status.FAILED.value and c.outcome != "incomparable"} if regression else set()
-    return {case_key(c): c.reason or "" for c in results.cases if run_errors(c) and case_key(c) not in still_failing}
+    return {case_key(c): c.reason or "" for c in results.cases if c.run_errors and case_key(c) not in still_failing}
 
 
 def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
@@ -548,7 +543,7 @@ def _reasons(results: Results, baseline: Baseline | None, summaries: list[Metric
     """Why the gate fails (empty: it passes) under `fail_on`; `never` reports the same reasons."""
     broken = _broken(results, cases, regression=fail_on != "threshold" and baseline is not None)
     reasons = [_first([f"{k}: {why}" for k, why in broken.items()], "case(s) whose agent runs failed")] if broken else []
-    below = [c for c in results.cases if c.status == Status.FAILED and not run_errors(c)]
+    below = [c for c in results.cases if c.status == Status.FAILED and not c.run_errors]
     if fail_on == "threshold" or baseline is None:
         return reasons + ([f"{len(below)} case(s) below their thresholds"] if below else [])
     reasons += [f"{s.name}: regressed ({s.reason})" for s in summaries if s.verdict == "regressed"]

@@ -64,7 +64,6 @@ def _explained(exc: Exception) -> str:
     return f"{NO_KEY_HINT} ({text})" if _NO_KEY.search(str(exc)) else text
 
 
-
 def _tokens(run_invocations: list[Invocation]) -> TokenCounts:
     """Counted as token_usage_v1 counts them (input with tool-use prompts, output with thinking)."""
     breakdowns = [token_breakdown(inv) for inv in run_invocations]

@@ -12,6 +12,7 @@ from typing import Any, Awaitable
 from .fingerprint import case_fingerprint
 from .loader import ConfiguredMetric
 from .metrics import MetricInput, adk_mean, not_evaluated, status_for
+from .metrics.base import NO_REFERENCE
 from .schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
 
 
@@ -30,7 +31,7 @@ class CaseToScore:
 def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Any) -> MetricRun | Awaitable[MetricRun]:
     """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
     if metric.spec.needs_expected and item.case.conversation is None:
-        return not_evaluated(f"{metric.name} compares with an expected conversation; a conversation_scenario case has none")
+        return not_evaluated(f"{metric.name} compares with an expected conversation; {NO_REFERENCE}")
     return metric.spec.evaluate(MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge))
 
 

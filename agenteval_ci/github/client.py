@@ -4,8 +4,9 @@ Retries 5xx answers and lost connections (refused, dropped, timed out) with expo
 backoff, and secondary rate limits (403/429 with `Retry-After` or an exhausted
 `x-ratelimit-remaining`) for as long as GitHub asks, within a cap. A request that
 creates something (`idempotent=False`) is never resent blindly after a 5xx or a lost
-connection, since GitHub may have stored it: `create` looks again before posting again. Pagination follows `Link: rel="next"`. The token lives only in the
-session's headers: errors and reprs never contain it.
+connection, since GitHub may have stored it: `create` looks again before posting again.
+Pagination follows `Link: rel="next"`. The token lives only in the session's headers:
+errors and reprs never contain it.
 """
 
 from __future__ import annotations

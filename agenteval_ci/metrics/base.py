@@ -9,6 +9,11 @@ from typing import Any, Awaitable, Callable, Optional, Union
 from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
 
 
+# Ends the reason of a reference-based metric on a scenario case: it does not apply there,
+# so it is neither lost coverage nor a reason to refuse an accept.
+NO_REFERENCE = "a conversation_scenario case has none"
+
+
 @dataclass(frozen=True)
 class MetricInput:
     """One metric, one run of one case."""
@@ -78,7 +83,7 @@ def not_evaluated(reason: str) -> MetricRun:
 def paired(inp: MetricInput) -> list[tuple[Invocation, Invocation]] | MetricRun:
     """Actual and expected turns side by side, or NOT_EVALUATED saying why they cannot be."""
     if inp.expected is None:
-        return not_evaluated("needs an expected conversation; a conversation_scenario case has none")
+        return not_evaluated(f"needs an expected conversation; {NO_REFERENCE}")
     if len(inp.actual) != len(inp.expected):
         return not_evaluated(
             f"the agent produced {len(inp.actual)} invocation(s) but the case expects {len(inp.expected)}"

@@ -92,6 +92,15 @@ class CaseResult(StrictModel):
     runs: list[RunRecord] = Field(default_factory=list)
     eval_case: EvalCase
 
+    @property
+    def key(self) -> str:
+        return f"{self.suite}/{self.eval_set_id}/{self.eval_id}"
+
+    @property
+    def run_errors(self) -> list[str]:
+        """Why each failed run failed (the agent raised, timed out, had no key, ...)."""
+        return [r.error for r in self.runs if r.error]
+
 
 MAX_SHARDS = 1000  # `--shard I/N`: N at most this
 
