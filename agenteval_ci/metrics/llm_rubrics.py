@@ -188,6 +188,11 @@ def _tool_use_prompt(inp: MetricInput, invocation: Invocation, rubrics: list[Rub
     )
 
 
+def _flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:
+    """Mark a scored run whose judge went without the agent's context (no score: no verdict to mark)."""
+    return run.model_copy(update={"judged_without": missing}) if missing and run.score is not None else run
+
+
 def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: tuple[str, ...]):
     async def evaluate(inp: MetricInput) -> MetricRun:
         criterion = inp.criterion
@@ -204,7 +209,7 @@ def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: tupl
             *(judge_rubrics(inp, name, build_prompt(inp, inv, s.rubrics), s.rubrics) for inv, s in zip(inp.actual, sets))
         )
         run = summarize(list(turns), criterion.threshold, [w for s in sets for w in s.warnings])
-        return run.model_copy(update={"judged_without": context.missing_context(inp.actual, needs)})
+        return _flag_blind(run, context.missing_context(inp.actual, needs))
 
     return evaluate
 
@@ -239,7 +244,7 @@ async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric
     final = await judge_rubrics(inp, metric, prompt, rubrics)
     run = summarize([final], inp.criterion.threshold, warnings)
     missing = context.missing_in_conversation(inp.actual, (INSTRUCTIONS, TOOL_DECLARATIONS))
-    return run.model_copy(update={"per_invocation": [*earlier, final], "judged_without": missing})
+    return _flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing)
 
 
 async def evaluate_multi_turn_trajectory_rubrics(inp: MetricInput) -> MetricRun:
