@@ -90,6 +90,14 @@ def responder(request: GeminiRequest) -> dict[str, Any]:
             return function_call_reply([("refund", {"order_id": "A-17", "amount_eur": 20.0, "reason": "late"})])
         return text_reply(ANSWER)
     prompt = request.prompt_text
+    if "### Text" in prompt:  # our hallucinations_v1: sentence split, then labels
+        return text_reply(json.dumps({"sentences": [ANSWER]}))
+    if "### Context" in prompt:
+        return text_reply(json.dumps({"sentences": [{"sentence": ANSWER, "rationale": "ok", "label": "supported"}]}))
+    if "segment the provided response" in prompt:  # ADK's hallucinations_v1
+        return text_reply(f"<sentence>{ANSWER}</sentence>")
+    if "**Context Begin**" in prompt:
+        return text_reply(f"sentence: {ANSWER}\nlabel: supported\nrationale: ok\nsupporting_excerpt: null\ncontradicting_excerpt: null")
     if "### Properties to check" in prompt:  # ours: a JSON verdict per listed rubric
         ids = re.findall(r"^- id: (\S+) \|", prompt, re.M)
         return text_reply(json.dumps({"rubrics": [{"id": i, "rationale": "ok", "verdict": "yes"} for i in ids]}))
@@ -258,3 +266,44 @@ def test_the_declarations_go_once_per_request_however_many_samples(gemini, shop)
     assert request.candidate_count == 5
     assert request.prompt_text.count('"name":"refund"') == 1
     assert request.prompt_text.count(INJECTED["refunds"]) == 1
+
+
+def test_rescoring_the_results_file_hits_the_judge_cache_of_the_live_run(gemini, shop):
+    """The prompt rendered from the live run's app_details and from the results file is the
+    same text, so re-scoring makes no judge call."""
+    _run_ours(shop)
+    judged = len([r for r in gemini.requests if "systemInstruction" not in r.body])
+    assert judged == 2  # one request per rubric metric
+    out = shop / "rescored.json"
+    args = ["score", str(shop / "shop.evalset.json"), "--actual", str(shop / "results.json"), "--eval-config", str(shop / "test_config.json"), "--json", str(out)]
+    assert main(args) == 0
+    stats = json.loads(out.read_text())["stats"]
+    assert (stats["judge_calls"], stats["judge_cache_hits"]) == (0, 2)
+    assert len([r for r in gemini.requests if "systemInstruction" not in r.body]) == judged
+
+
+def test_hallucinations_judge_sees_what_adks_judge_sees(gemini, shop):
+    from google.adk.evaluation.eval_metrics import EvalMetric, HallucinationsCriterion
+    from google.adk.evaluation.hallucinations_v1 import HallucinationsV1Evaluator
+
+    criteria = {"hallucinations_v1": {"threshold": 0.5, "judge_model_options": JUDGE}}
+    (shop / "test_config.json").write_text(json.dumps({"criteria": criteria}))
+    case = _run_ours(shop)
+    ours = _sections(_our_judge_prompt(gemini, "### Context"))["Context"]
+    adk_invocation = _run_adk(shop)
+    before = len(gemini.requests)
+    evaluator = HallucinationsV1Evaluator(EvalMetric(metric_name="hallucinations_v1", criterion=HallucinationsCriterion.model_validate(criteria["hallucinations_v1"])))
+    assert asyncio.run(evaluator.evaluate_invocations([adk_invocation], None)).overall_score == 1.0
+    [adk] = [r.prompt_text for r in gemini.requests[before:] if "**Context Begin**" in r.prompt_text]
+    adk_context = adk.rsplit("**Context Begin**", 1)[1].split("**Context End**", 1)[0]  # after ADK's example
+
+    assert case["metrics"]["hallucinations_v1"]["score"] == 1.0
+    # Every agent's injected instructions (the customer's name and limit live there) and tools.
+    for name, details in adk_invocation.app_details.agent_details.items():
+        assert details.instructions.strip() in adk_context
+        assert f"[{name}]\n{details.instructions.strip()}" in ours
+    assert INJECTED["refunds"] in ours and "{refund_limit}" not in ours
+    adk_tools = adk_context.split("Tool definitions:\n", 1)[1].split("\n\nGrounding metadata:", 1)[0]
+    ours_tools = ours.split("Tool definitions (JSON declarations, by agent):\n", 1)[1].split("\n\n", 1)[0]
+    assert json.loads(ours_tools) == without_nulls(json.loads(adk_tools)["tool_declarations"])
+    assert f"User prompt:\n{REQUEST}" in ours and f"User prompt:\n{REQUEST}" in adk_context
