@@ -56,7 +56,9 @@ def responding_agent_instructions(invocation: Invocation) -> str:
     data = invocation.intermediate_data
     first_author = data.invocation_events[0].author if isinstance(data, InvocationEvents) and data.invocation_events else None
     name = first_author if first_author in app.agent_details else next(iter(app.agent_details), None)
-    return app.agent_details[name].instructions or NO_INSTRUCTIONS if name else NO_INSTRUCTIONS
+    if name is None:
+        return NO_INSTRUCTIONS
+    return app.agent_details[name].instructions or NO_INSTRUCTIONS
 
 
 def declarations(app: Optional[AppDetails]) -> str:
