@@ -44,12 +44,14 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
     else:
         status = status_for(score, metric.criterion.threshold)
     reason = next((r.reason for r in runs if r.reason), None) if score is None else None
+    judged_without = list(dict.fromkeys(item for r in runs for item in r.judged_without or [])) or None
     return MetricResult(
         score=score,
         threshold=metric.threshold,
         status=status,
         reason=reason,
         config_fingerprint=metric.fingerprint,
+        judged_without=judged_without,
         runs=runs,
     )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..errors import DependencyError
-from ..schema import Content, EvalCase, Invocation, InvocationEvent, InvocationEvents, UsageMetadata
+from ..schema import AppDetails, Content, EvalCase, Invocation, InvocationEvent, InvocationEvents, UsageMetadata
 from . import describe_import_error
 from ._imports import import_file, import_module, on_path
 
@@ -88,7 +88,7 @@ def _worth_keeping(event: Any) -> bool:
     return any(p.function_call or p.function_response or p.text or p.inline_data for p in parts or [])
 
 
-def events_to_invocation(user_content: Content, events: list[Any], duration: float) -> Invocation:
+def events_to_invocation(user_content: Content, events: list[Any], duration: float, app_details: Optional[AppDetails] = None) -> Invocation:
     """One user turn's events -> one Invocation, as ADK's EvaluationGenerator records it."""
     final_event = None
     for event in events:
@@ -119,14 +119,16 @@ def events_to_invocation(user_content: Content, events: list[Any], duration: flo
         intermediate_data=InvocationEvents(invocation_events=recorded),
         creation_timestamp=time.time(),
         duration=round(duration, 3),
+        app_details=app_details,
     )
 
 
 class AdkConversation:
-    def __init__(self, runner: Any, user_id: str, session_id: str):
+    def __init__(self, runner: Any, user_id: str, session_id: str, recorder: Any):
         self._runner = runner
         self._user_id = user_id
         self._session_id = session_id
+        self._recorder = recorder  # an AppDetailsRecorder among the runner's plugins
 
     async def send(self, user_content: Content) -> Invocation:
         from google.genai import types
@@ -136,7 +138,9 @@ class AdkConversation:
         events = []
         async for event in self._runner.run_async(user_id=self._user_id, session_id=self._session_id, new_message=message):
             events.append(event)
-        return events_to_invocation(user_content, events, time.monotonic() - started)
+        duration = time.monotonic() - started
+        app_details = self._recorder.take(events[0].invocation_id) if events else None
+        return events_to_invocation(user_content, events, duration, app_details)
 
     async def close(self) -> None:
         await self._runner.close()
@@ -166,14 +170,21 @@ class AdkAgent:
             state=dict(given.state) if given else {},
             session_id=(given.session_id if given else None) or str(uuid.uuid4()),
         )
-        target = {"app": app.model_copy(update={"root_agent": root_agent}), "app_name": app_name} if app else {"agent": root_agent, "app_name": app_name}
+        from ._adk_requests import AppDetailsRecorder
+
+        recorder = AppDetailsRecorder()
+        # As adk eval builds its runner: the App's own plugins first, then the recorder.
+        if app:
+            target = {"app": app.model_copy(update={"root_agent": root_agent, "plugins": [*app.plugins, recorder]}), "app_name": app_name}
+        else:
+            target = {"agent": root_agent, "app_name": app_name, "plugins": [recorder]}
         runner = runners.Runner(
             **target,
             session_service=sessions,
             artifact_service=InMemoryArtifactService(),
             memory_service=InMemoryMemoryService(),
         )
-        return AdkConversation(runner, user_id, session.id)
+        return AdkConversation(runner, user_id, session.id, recorder)
 
     def close(self) -> None:
         pass

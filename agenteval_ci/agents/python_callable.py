@@ -4,7 +4,8 @@
 
 It returns `{"response": str, "tool_calls": [{"name", "args"}]}`, Vertex's custom-function
 shape `{"response": str, "predicted_trajectory": [{"tool_name", "tool_input"}]}`, or just
-the response text. Sync functions run in a thread pool so a slow one does not block others.
+the response text. Either dict may carry `app_details` (ADK's AppDetails: the agent's
+instructions and tool declarations), which the judged metrics show their judge. Sync functions run in a thread pool so a slow one does not block others.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 import pydantic
 
-from ..schema import Content, EvalCase, FunctionCall, IntermediateData, Invocation
+from ..schema import AppDetails, Content, EvalCase, FunctionCall, IntermediateData, Invocation
 from . import AgentExited, describe_import_error
 from ._imports import import_file, import_module, on_path
 
@@ -52,6 +53,7 @@ class _ToolCall(pydantic.BaseModel):
 class _Reply(pydantic.BaseModel):
     response: str
     tool_calls: list[_ToolCall] = []
+    app_details: Optional[AppDetails] = None  # what the judges may see of the agent (ADK's shape)
 
 
 class _VertexToolCall(pydantic.BaseModel):
@@ -62,19 +64,28 @@ class _VertexToolCall(pydantic.BaseModel):
 class _VertexReply(pydantic.BaseModel):
     response: str
     predicted_trajectory: list[_VertexToolCall] = []
+    app_details: Optional[AppDetails] = None
+
+
+@dataclass(frozen=True)
+class ParsedReply:
+    response: str
+    tool_calls: list[FunctionCall]
+    app_details: Optional[AppDetails] = None
 
 
 class AgentReplyError(ValueError):
     """The function returned something that is neither accepted shape."""
 
 
-def parse_reply(value: Any) -> tuple[str, list[FunctionCall]]:
+def parse_reply(value: Any) -> ParsedReply:
     if isinstance(value, str):
-        return value, []
+        return ParsedReply(value, [])
     try:
         if isinstance(value, dict) and "predicted_trajectory" in value:
             vertex = _VertexReply.model_validate(value)
-            return vertex.response, [FunctionCall(name=t.tool_name, args=t.tool_input) for t in vertex.predicted_trajectory]
+            calls = [FunctionCall(name=t.tool_name, args=t.tool_input) for t in vertex.predicted_trajectory]
+            return ParsedReply(vertex.response, calls, vertex.app_details)
         reply = _Reply.model_validate(value)
     except pydantic.ValidationError as exc:
         first = exc.errors(include_url=False)[0]
@@ -84,7 +95,7 @@ def parse_reply(value: Any) -> tuple[str, list[FunctionCall]]:
             '{"response": str, "tool_calls": [{"name", "args"}]} or '
             '{"response": str, "predicted_trajectory": [{"tool_name", "tool_input"}]}'
         ) from None
-    return reply.response, [FunctionCall(name=t.name, args=t.args) for t in reply.tool_calls]
+    return ParsedReply(reply.response, [FunctionCall(name=t.name, args=t.args) for t in reply.tool_calls], reply.app_details)
 
 
 class CallableConversation:
@@ -102,15 +113,16 @@ class CallableConversation:
             value = await self._threads.call(self._function, text, self._session)
             if inspect.isawaitable(value):
                 value = await value
-        response, tool_calls = parse_reply(value)
-        self._session.history.append(Turn(text, response, tool_calls))
+        reply = parse_reply(value)
+        self._session.history.append(Turn(text, reply.response, reply.tool_calls))
         return Invocation(
             invocation_id=str(uuid.uuid4()),
             user_content=user_content,
-            final_response=Content.from_text(response, "model"),
-            intermediate_data=IntermediateData(tool_uses=tool_calls),
+            final_response=Content.from_text(reply.response, "model"),
+            intermediate_data=IntermediateData(tool_uses=reply.tool_calls),
             creation_timestamp=time.time(),
             duration=round(time.monotonic() - started, 3),
+            app_details=reply.app_details,
         )
 
     async def close(self) -> None:

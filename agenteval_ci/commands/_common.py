@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from ..errors import Problem
 from ..report.table import render_table
+from ..report.view import judged_blind_warnings
 from ..results_file import write_results
 from ..schema import Results
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE
@@ -37,10 +38,12 @@ def collector_paused() -> Iterator[None]:
 
 
 def output_results(results: Results, args: argparse.Namespace, warnings: Iterable[Problem] = ()) -> None:
-    """`--json OUT` (the file keeps the load warnings, already printed when found), then the
-    table unless the results went to stdout."""
+    """`--json OUT` (the file keeps the load warnings, already printed when found, and those
+    about the scores), then the table unless the results went to stdout."""
+    about_scores = judged_blind_warnings(results)
+    print_warnings(about_scores)
     if args.json:
-        write_results(results.model_copy(update={"warnings": [str(w) for w in warnings]}), args.json)
+        write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *about_scores]}), args.json)
     if args.json != "-":
         print(render_table(results, detailed=args.print_detailed_results))
 

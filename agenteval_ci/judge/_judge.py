@@ -15,13 +15,13 @@ import random
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional, Union
 
 from ..schema.settings import JudgeSettings
 from .cache import CachedReply, DiskCache, cache_key
 from .outcomes import CallFailed, Generated
-from .costs import estimate_usd
+from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
 
 MAX_CANDIDATES = 8  # Gemini's limit on candidate_count
@@ -201,6 +201,8 @@ class Judge:
             timeout = min(self.settings.request_timeout_seconds, remaining)
             generating = client_module().generate(client, prompt.model, prompt.config, prompt.text, candidates)
             outcome = await asyncio.wait_for(generating, timeout)
+            if isinstance(outcome, Generated) and not outcome.tokens_in:  # no usage reported
+                outcome = replace(outcome, tokens_in=estimate_prompt_tokens(prompt.text))
         except asyncio.TimeoutError:
             outcome = CallFailed(f"no answer within {timeout:g} s", retryable=True)
         finally:

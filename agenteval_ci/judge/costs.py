@@ -16,6 +16,15 @@ BUILTIN_PRICES: dict[str, ModelPrice] = {
 }
 
 
+CHARS_PER_TOKEN = 4  # a rough average for English text and JSON
+
+
+def estimate_prompt_tokens(prompt: str) -> int:
+    """Prompt tokens when the endpoint does not report usage: the whole prompt counts
+    (instructions and tool declarations can be most of it), so it is never priced as free."""
+    return -(-len(prompt) // CHARS_PER_TOKEN)
+
+
 def price_for(model: str, overrides: Mapping[str, ModelPrice]) -> Optional[ModelPrice]:
     """The exact model name first, else the longest known prefix ("gemini-2.5-flash-001")."""
     table = {**BUILTIN_PRICES, **overrides}

@@ -11,6 +11,7 @@ from typing import Optional
 from ..schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
 from .base import MetricInput, mean_run, not_evaluated, status_for
 from .llm_judge import ask_samples, majority, not_evaluated_turn, parse_json_reply, render_prompt, response_text, yes_no
+from .judge_context import conversation_declarations
 from .llm_rubrics import judge_conversation
 
 
@@ -65,6 +66,7 @@ MULTI_TURN_CHECKS: dict[str, list[Rubric]] = {
 
 def multi_turn_metric(name: str):
     async def evaluate(inp: MetricInput) -> MetricRun:
-        return await judge_conversation(inp, name, MULTI_TURN_CHECKS[name], [])
+        # ADK hands Vertex every agent's instructions and full tool declarations.
+        return await judge_conversation(inp, name, MULTI_TURN_CHECKS[name], [], conversation_declarations(inp.actual))
 
     return evaluate

@@ -17,9 +17,10 @@ import statistics
 from dataclasses import dataclass
 from typing import Optional, Union
 
-from ..schema import HallucinationsCriterion, Invocation, InvocationEvent, InvocationEvents, InvocationScore, MetricRun, text_of
+from ..schema import HallucinationsCriterion, Invocation, InvocationEvent, InvocationScore, MetricRun, text_of
 from .base import MetricInput, not_evaluated, status_for
-from .llm_judge import agent_instructions, ask_samples, not_evaluated_turn, parse_json_reply, render_prompt, tool_declarations, tool_steps
+from . import judge_context as context
+from .llm_judge import ask_samples, not_evaluated_turn, parse_json_reply, render_prompt, tool_steps
 
 NAME = "hallucinations_v1"
 POSITIVE = {"supported", "not_applicable"}
@@ -45,28 +46,33 @@ def _event_lines(events: list[InvocationEvent]) -> str:
     return "\n".join(lines) or "(nothing yet)"
 
 
-def _context(invocation: Invocation, earlier: str) -> str:
+def _context(invocation: Invocation, earlier: str, grounded: list[InvocationEvent]) -> str:
+    """ADK's context: every agent's instructions, the request, every agent's tools, the
+    grounding metadata, and what happened before the response."""
+    grounding = context.grounding(grounded)
     return (
-        f"Developer instructions:\n{agent_instructions(invocation)}\n\n"
+        f"Developer instructions:\n{context.all_instructions(invocation.app_details)}\n\n"
         f"User prompt:\n{text_of(invocation.user_content)}\n\n"
-        f"Tool definitions:\n{tool_declarations(invocation)}\n\n"
-        f"What happened before this response:\n{earlier}"
+        f"Tool definitions (JSON declarations, by agent):\n{context.declarations(invocation.app_details)}\n\n"
+        + (f"Grounding metadata (search results and their sources):\n{grounding}\n\n" if grounding else "")
+        + f"What happened before this response:\n{earlier}"
     )
 
 
 def steps_of(invocation: Invocation, intermediate: bool) -> list[Step]:
-    data = invocation.intermediate_data
-    events = data.invocation_events if isinstance(data, InvocationEvents) else []
+    events = context.events_of(invocation)
     steps = []
     if intermediate:
         for index, event in enumerate(events):
             texts = [p.text for p in (event.content.parts if event.content else None) or [] if p.text and not p.thought]
             before = _event_lines(events[:index])
-            steps.extend(Step(text, _context(invocation, before)) for text in texts)
+            # As in ADK, a text's own grounding is part of its context.
+            grounded = events[: index + 1] if event.grounding_metadata else events[:index]
+            steps.extend(Step(text, _context(invocation, before, grounded)) for text in texts)
     final = text_of(invocation.final_response)
     if final:
         earlier = _event_lines(events) if events else tool_steps(invocation)
-        steps.append(Step(final, _context(invocation, earlier)))
+        steps.append(Step(final, _context(invocation, earlier, events)))
     return steps
 
 
@@ -129,4 +135,5 @@ async def evaluate(inp: MetricInput) -> MetricRun:
     if not scores:
         return MetricRun(per_invocation=turns, reason="; ".join(sorted({t.reason for t in turns if t.reason})))
     overall = statistics.mean(scores)
-    return MetricRun(score=overall, status=status_for(overall, inp.criterion.threshold), per_invocation=turns)
+    missing = context.missing_context(inp.actual, (context.INSTRUCTIONS, context.TOOL_DECLARATIONS))
+    return MetricRun(score=overall, status=status_for(overall, inp.criterion.threshold), per_invocation=turns, judged_without=missing)

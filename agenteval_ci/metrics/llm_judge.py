@@ -1,5 +1,5 @@
 """What every LLM-judged metric shares: prompts, sampling, reply parsing, majority votes,
-and the agent context (instructions, tools, steps) a judge sees.
+and the turns and tool steps a judge sees (the agent's own context: `judge_context`).
 
 Metrics receive the judge through `MetricInput.judge` (see `agenteval_ci.judge`) and never
 import google.genai. A sample that fails or cannot be parsed leaves its invocation
@@ -155,17 +155,6 @@ def tool_steps(invocation: Invocation) -> str:
     if not steps:
         return "(no tool calls)"
     return "\n".join(json.dumps(_call_json(s), ensure_ascii=False, default=str) for s in steps)
-
-
-def agent_instructions(invocation: Invocation) -> str:
-    details = invocation.app_details.agent_details if invocation.app_details else {}
-    return "\n\n".join(f"[{name}] {d.instructions}" for name, d in details.items() if d.instructions) or "(not recorded)"
-
-
-def tool_declarations(invocation: Invocation) -> str:
-    details = invocation.app_details.agent_details if invocation.app_details else {}
-    tools = [tool for d in details.values() for tool in d.tool_declarations]
-    return json.dumps(tools, ensure_ascii=False, default=str) if tools else "(the agent has no tools)"
 
 
 def dialogue(invocations: list[Invocation]) -> str:

@@ -27,8 +27,9 @@ from ..schema import (
     text_of,
 )
 from .base import MetricInput, not_evaluated, status_for
+from . import judge_context as context
+from .judge_context import INSTRUCTIONS, TOOL_DECLARATIONS
 from .llm_judge import (
-    agent_instructions,
     ask_samples,
     dialogue,
     majority,
@@ -36,7 +37,6 @@ from .llm_judge import (
     parse_json_reply,
     render_prompt,
     response_text,
-    tool_declarations,
     tool_steps,
     yes_no,
 )
@@ -155,29 +155,45 @@ def _merge(rubric_id: str, verdicts: list[RubricVerdict]) -> RubricVerdict:
 # ---- the per-invocation rubric metrics
 
 
+def _grounding_section(invocation: Invocation) -> str:
+    found = context.grounding(context.events_of(invocation))
+    return f"### Grounding the model was given (search results and their sources)\n{found}\n\n" if found else ""
+
+
 def _final_response_prompt(inp: MetricInput, invocation: Invocation, rubrics: list[Rubric]) -> str:
+    """ADK's inputs: the responding agent's instructions, every agent's tools, the request,
+    the tool steps, the grounding metadata and the (optionally extended) final answer."""
     return render_prompt(
         "rubric_final_response",
-        instructions=agent_instructions(invocation),
-        tools=tool_declarations(invocation),
+        instructions=context.responding_agent_instructions(invocation),
+        tools=context.declarations(invocation.app_details),
         user=text_of(invocation.user_content),
         steps=tool_steps(invocation),
+        grounding=_grounding_section(invocation),
         response=response_text(invocation, inp.criterion.include_intermediate_responses_in_final),
         rubrics=rubric_list(rubrics),
     )
 
 
 def _tool_use_prompt(inp: MetricInput, invocation: Invocation, rubrics: list[Rubric]) -> str:
+    """ADK's inputs (every agent's tools, the request, the tool steps), plus every agent's
+    instructions: they say when to use which tool."""
     return render_prompt(
         "rubric_tool_use",
-        tools=tool_declarations(invocation),
+        instructions=context.all_instructions(invocation.app_details),
+        tools=context.declarations(invocation.app_details),
         user=text_of(invocation.user_content),
         steps=tool_steps(invocation),
         rubrics=rubric_list(rubrics),
     )
 
 
-def per_invocation_metric(name: str, rubric_type: str, build_prompt):
+def _flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:
+    """Mark a scored run whose judge went without the agent's context (no score: no verdict to mark)."""
+    return run.model_copy(update={"judged_without": missing}) if missing and run.score is not None else run
+
+
+def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: tuple[str, ...]):
     async def evaluate(inp: MetricInput) -> MetricRun:
         criterion = inp.criterion
         assert isinstance(criterion, RubricsBasedCriterion)
@@ -192,29 +208,32 @@ def per_invocation_metric(name: str, rubric_type: str, build_prompt):
         turns = await asyncio.gather(
             *(judge_rubrics(inp, name, build_prompt(inp, inv, s.rubrics), s.rubrics) for inv, s in zip(inp.actual, sets))
         )
-        return summarize(list(turns), criterion.threshold, [w for s in sets for w in s.warnings])
+        run = summarize(list(turns), criterion.threshold, [w for s in sets for w in s.warnings])
+        return _flag_blind(run, context.missing_context(inp.actual, needs))
 
     return evaluate
 
 
 evaluate_final_response_quality = per_invocation_metric(
-    "rubric_based_final_response_quality_v1", "FINAL_RESPONSE_QUALITY", _final_response_prompt
+    "rubric_based_final_response_quality_v1", "FINAL_RESPONSE_QUALITY", _final_response_prompt, (INSTRUCTIONS, TOOL_DECLARATIONS)
 )
-evaluate_tool_use_quality = per_invocation_metric("rubric_based_tool_use_quality_v1", "TOOL_USE_QUALITY", _tool_use_prompt)
+evaluate_tool_use_quality = per_invocation_metric(
+    "rubric_based_tool_use_quality_v1", "TOOL_USE_QUALITY", _tool_use_prompt, (INSTRUCTIONS, TOOL_DECLARATIONS)
+)
 
 
 # ---- judged on the whole conversation at the last turn
 
 
-async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric], warnings: list[str]) -> MetricRun:
-    """ADK's multi-turn shape: earlier turns NOT_EVALUATED, the last turn carries the verdicts."""
+async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric], warnings: list[str], tools: str) -> MetricRun:
+    """ADK's multi-turn shape: earlier turns NOT_EVALUATED, the last turn carries the verdicts.
+    The judge sees every agent's instructions over all turns, and `tools` as the metric renders them."""
     if not inp.actual:
         return not_evaluated("the agent produced no invocation")
-    last = inp.actual[-1]
     prompt = render_prompt(
         "rubric_conversation",
-        instructions=agent_instructions(last),
-        tools=tool_declarations(last),
+        instructions=context.conversation_instructions(inp.actual),
+        tools=tools,
         dialogue=dialogue(inp.actual),
         rubrics=rubric_list(rubrics),
     )
@@ -224,7 +243,8 @@ async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric
     ]
     final = await judge_rubrics(inp, metric, prompt, rubrics)
     run = summarize([final], inp.criterion.threshold, warnings)
-    return run.model_copy(update={"per_invocation": [*earlier, final]})
+    missing = context.missing_in_conversation(inp.actual, (INSTRUCTIONS, TOOL_DECLARATIONS))
+    return _flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing)
 
 
 async def evaluate_multi_turn_trajectory_rubrics(inp: MetricInput) -> MetricRun:
@@ -236,4 +256,6 @@ async def evaluate_multi_turn_trajectory_rubrics(inp: MetricInput) -> MetricRun:
         return not_evaluated(f"duplicate rubric: {problem}")
     if not found.rubrics:
         return not_evaluated("no rubrics: give them in the criterion or as case/invocation rubrics of type 'TRAJECTORY_QUALITY'")
-    return await judge_conversation(inp, "rubric_based_multi_turn_trajectory_quality_v1", found.rubrics, found.warnings)
+    # ADK's trajectory rubric lists each tool by name and description only.
+    tools = context.conversation_tool_summaries(inp.actual)
+    return await judge_conversation(inp, "rubric_based_multi_turn_trajectory_quality_v1", found.rubrics, found.warnings, tools)

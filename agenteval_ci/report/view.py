@@ -86,6 +86,7 @@ class ReportView:
     baseline_edited: bool
     accepted_by: str
     confidence: str
+    warnings: tuple[str, ...] = ()  # e.g. a judged metric that went without the agent's context
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -169,6 +170,28 @@ def _facts(results: Results) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
+_CONTEXT_NAMES = {"instructions": "the agent's instructions", "tool_declarations": "its tool declarations"}
+
+
+def judged_blind_warnings(results: Results) -> list[str]:
+    """One line per judged metric whose judge went without the agent's context in some case
+    (no app_details recorded), so a blind verdict is never silent."""
+    cases: dict[str, int] = {}
+    missing: dict[str, dict[str, None]] = {}
+    judged: dict[str, int] = {}
+    for case in results.cases:
+        for name, metric in case.metrics.items():
+            judged[name] = judged.get(name, 0) + 1
+            if metric.judged_without:
+                cases[name] = cases.get(name, 0) + 1
+                missing.setdefault(name, {}).update(dict.fromkeys(metric.judged_without))
+    return [
+        f"`{name}` was judged without {' and '.join(_CONTEXT_NAMES.get(m, m) for m in missing[name])} in {count} of {judged[name]} case(s): "
+        "their turns carry no app_details (an ADK agent records them; a Python agent can return them, see docs/metrics.md)"
+        for name, count in sorted(cases.items())
+    ]
+
+
 def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     if not comparison.has_baseline:
         state = "failed" if comparison.verdict == "failed" else "passed"
@@ -201,4 +224,5 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         baseline_edited=comparison.baseline_edited,
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
+        warnings=tuple(judged_blind_warnings(results)),
     )

@@ -17,6 +17,8 @@ from .eval_config import (
     UserSimulatorConfig,
 )
 from .eval_set import (
+    AgentDetails,
+    AppDetails,
     ConversationScenario,
     ConversationScenarios,
     EvalCase,

@@ -52,6 +52,9 @@ class MetricRun(StrictModel):
     per_invocation: list[InvocationScore] = Field(default_factory=list)
     rubric_scores: Optional[list[RubricVerdict]] = None  # per rubric over the run's invocations
     details: Optional[dict[str, Any]] = None  # metric-specific overall figures (e.g. token breakdown)
+    # What the judge's prompt went without: the turns carry no app_details ("instructions",
+    # "tool_declarations"). None when nothing was missing or the metric needs none.
+    judged_without: Optional[list[str]] = None
 
 
 class MetricResult(StrictModel):
@@ -62,6 +65,7 @@ class MetricResult(StrictModel):
     status: Status = Status.NOT_EVALUATED
     reason: Optional[str] = None
     config_fingerprint: str = ""
+    judged_without: Optional[list[str]] = None  # every run's `judged_without`, together
     runs: list[MetricRun] = Field(default_factory=list)
 
 

@@ -1,7 +1,8 @@
 """An offline, deterministic home-automation agent: a plain Python function.
 
 agenteval calls `handle(text, session)` once per user turn. It "calls tools" (functions
-below) and returns the response and the calls it made, the shape agenteval records.
+below) and returns the response, the calls it made and its app_details (instructions and
+tool declarations, for the judge), the shape agenteval records.
 No model and no network: the same input always gives the same output.
 """
 
@@ -31,6 +32,28 @@ def get_device_status(state: dict[str, Any], device: str) -> dict[str, Any]:
     return {"device": device, "on": state["lights"].get(device, False)}
 
 
+def _declaration(name: str, description: str, **parameters: str) -> dict[str, Any]:
+    properties = {param: {"type": kind} for param, kind in parameters.items()}
+    return {"name": name, "description": description, "parameters_json_schema": {"type": "object", "properties": properties, "required": list(parameters)}}
+
+
+# What the judged metrics show their judge about this agent (google-adk's AppDetails shape;
+# an ADK agent has it recorded for it). Without it, the judge is told it was not recorded.
+APP_DETAILS = {
+    "agent_details": {
+        "home": {
+            "name": "home",
+            "instructions": "You control the lights and the thermostat of one home. Confirm every change in one short sentence.",
+            "tool_declarations": [{"function_declarations": [
+                _declaration("set_light", "Turns a room's light on or off.", room="string", on="boolean"),
+                _declaration("set_thermostat", "Sets the thermostat, in degrees Celsius.", temperature="integer"),
+                _declaration("get_device_status", "Reads a light's or the thermostat's state.", device="string"),
+            ]}],
+        }
+    }
+}
+
+
 def handle(text: str, session: Any) -> dict[str, Any]:
     state = session.state
     state.setdefault("lights", dict(DEFAULT_STATE["lights"]))
@@ -58,4 +81,4 @@ def handle(text: str, session: Any) -> dict[str, Any]:
         response = f"The {match[1]} light is {'on' if on else 'off'}."
     else:
         response = "Sorry, I can only control the lights and the thermostat."
-    return {"response": response, "tool_calls": calls}
+    return {"response": response, "tool_calls": calls, "app_details": APP_DETAILS}

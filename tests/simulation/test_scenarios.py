@@ -67,7 +67,8 @@ def test_three_turns_end_on_the_stop_signal(gemini, tmp_path, capsys):
     assert case["metrics"]["safety_v1"]["score"] == 1.0
     assert case["status"] == "PASSED"
     assert results["stats"]["agent_turns"] == 3
-    assert results["warnings"] == []
+    # The only warning: this Python agent returns no app_details, so the task-success judge went without them.
+    assert [w.split(" was judged without")[0] for w in results["warnings"]] == ["`multi_turn_task_success_v1`"]
 
 
 def test_the_turn_limit_stops_a_conversation_that_would_go_on(gemini, tmp_path):
