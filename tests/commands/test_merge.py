@@ -10,7 +10,7 @@ from tests.test_run import make_project
 
 def _scores(results: dict) -> dict:
     return {
-        (c["suite"], c["eval_set_id"], c["eval_id"]): (c["status"], {n: m.get("score") for n, m in c["metrics"].items() if n != "latency"})
+        (c["suite"], c["eval_set_id"], c["eval_id"]): (c["status"], {n: m.get("score") for n, m in c["metrics"].items() if n not in ("latency", "invocation_duration_v1")})
         for c in results["cases"]
     }
 
