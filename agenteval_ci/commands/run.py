@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..agent_logs import DEFAULT_CONSOLE_LEVEL, LEVELS, LOG_FILE, AgentLogs
 from ..agents import CALLABLE_SPEC as _CALLABLE
-from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
+from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project, select_cases
 from ..run import NO_KEY_HINT, run_suites
@@ -121,7 +121,11 @@ def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     settings = project.config.gate
     if args.fail_on:
         settings = settings.model_copy(update={"fail_on": args.fail_on})
-    comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md)
+    try:
+        comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md)
+    except AgentevalError:  # a bad baseline: still show what ran before the error
+        print_table(results, args)
+        raise
     print_table(results, args, comparison)
     explain_failed_runs(results)
     if args.json != "-" and args.md != "-":

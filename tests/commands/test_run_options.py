@@ -84,3 +84,10 @@ def test_detailed_alias_shows_each_turn(project: Path):  # noqa: F811
     done = agenteval(project, "run", "-k", "c0", "--detailed")
     assert "prompt:" in done.stdout and "expected_tool_calls:" in done.stdout
     assert "per turn: []" not in done.stdout
+
+
+def test_a_corrupt_baseline_is_exit_2_after_the_table(project: Path):  # noqa: F811
+    (project / ".agenteval" / "baseline.json").write_text("{not json")
+    done = agenteval(project, "run", "-k", "c0")
+    assert done.returncode == 2 and "baseline.json" in done.stderr
+    assert "PASS  set_a / c0" in done.stdout
