@@ -91,3 +91,23 @@ def test_a_corrupt_baseline_is_exit_2_after_the_table(project: Path):  # noqa: F
     done = agenteval(project, "run", "-k", "c0")
     assert done.returncode == 2 and "baseline.json" in done.stderr
     assert "PASS  set_a / c0" in done.stdout
+
+
+def test_a_real_adk_agent_logging_debug_at_import_does_not_bury_the_output(tmp_path):
+    """google-adk and google-genai log every request at DEBUG once the agent asks for it."""
+    import shutil
+
+    from tests.agents.test_adk_agent import AGENT_DIR, EVAL_SET, travel_model
+    from tests.fakes.gemini import FakeGemini
+
+    agent = tmp_path / "travel"
+    shutil.copytree(AGENT_DIR, agent)
+    init = agent / "__init__.py"
+    init.write_text("import logging\nlogging.basicConfig(level=logging.DEBUG)\n" + init.read_text())
+    with FakeGemini(responder=travel_model) as fake:
+        done = agenteval(tmp_path, "run", "travel", str(EVAL_SET), env=fake.env(), timeout=180)
+    assert done.returncode == 0, done.stdout + done.stderr
+    log = (tmp_path / ".agenteval" / "agent.log").read_text()
+    assert "DEBUG" in log and "google_adk" in log
+    assert "DEBUG:" not in done.stderr and "google_adk" not in done.stderr, done.stderr
+    assert "see .agenteval/agent.log" in done.stderr and "Tests passed: 1" in done.stdout
