@@ -19,6 +19,7 @@ from .metrics.base import NO_REFERENCE, adk_mean
 from .results_file import parse_versioned, write_atomic
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
+from .selection import case_names
 
 def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | None:
     """None when there is no baseline yet (a first run); UsageError when one was named
@@ -82,7 +83,7 @@ def baseline_case(case: CaseResult) -> BaselineCase:
 
 def case_matches(case: CaseResult, wanted: str) -> bool:
     """`--case` accepts the eval id, `eval_set_id/eval_id` or `suite/eval_set_id/eval_id`."""
-    return wanted in (case.eval_id, f"{case.eval_set_id}/{case.eval_id}", f"{case.suite}/{case.eval_set_id}/{case.eval_id}")
+    return wanted in case_names(case.suite, case.eval_set_id, case.eval_id)
 
 
 def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] | None) -> BaselineCase:
@@ -140,9 +141,9 @@ def baseline_from_results(
 ) -> Baseline:
     """Accept `results` as the new baseline. With no filters the suites in the results are
     replaced (cases gone from them are dropped); other suites are kept. With `cases` and/or
-    `metrics`, only those change and everything else stays as it was."""
+    `metrics`, or from a `run -k` file, only those change and everything else stays as it was."""
     _check_filters(results, cases, metrics)
-    partial = bool(cases or metrics)
+    partial = bool(cases or metrics or results.case_filter)  # a `run -k` file holds only some cases
     suites = {} if previous is None else previous.model_copy(deep=True).suites
     if not partial:
         for suite in {c.suite for c in results.cases} | set(results.suites):

@@ -18,6 +18,7 @@ from .baseline import rubric_pass_rates
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import Baseline, BaselineCase, BaselineMetric
 from .schema.settings import GateSettings
+from .selection import selected
 
 OUTCOMES = (
     "regressed", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
@@ -463,13 +464,13 @@ def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tupl
 
 
 def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
-    """Baseline cases of the suites in these results that did not run."""
+    """Baseline cases of the suites in these results that did not run (of those `run -k` kept)."""
     present = {(c.suite, c.eval_set_id, c.eval_id) for c in results.cases}
     suites = set(results.suites) | {c.suite for c in results.cases}
     return [
         CaseOutcome(suite=s, eval_set_id=e, eval_id=i, outcome="removed", status=None, baseline_status=baseline.case(s, e, i).status.value)
         for s, e, i in sorted(baseline.keys())
-        if s in suites and (s, e, i) not in present
+        if s in suites and (s, e, i) not in present and selected(results.case_filter, s, e, i)
     ]
 
 

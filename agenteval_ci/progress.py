@@ -18,8 +18,9 @@ def wants_bar(stream: TextIO) -> bool:
 
 
 class Progress:
-    def __init__(self, total: int, stream: TextIO | None = None, bar: bool | None = None, every_seconds: float = 10.0):
+    def __init__(self, total: int, stream: TextIO | None = None, bar: bool | None = None, every_seconds: float = 10.0, quiet: bool = False):
         self.total = total
+        self.quiet = quiet  # `--quiet`: count, print nothing
         self.done = 0
         self.failed = 0
         self._stream = stream or sys.stderr
@@ -57,5 +58,7 @@ class Progress:
         return f"[{'#' * filled}{'.' * (width - filled)}] {text}"
 
     def _write(self, text: str) -> None:
+        if self.quiet:
+            return
         self._stream.write(text)
         self._stream.flush()

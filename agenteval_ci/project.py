@@ -7,15 +7,16 @@ sub/agenteval.yaml` works from anywhere.
 from __future__ import annotations
 
 import glob
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pydantic
-from .errors import InputError, Problem
+from .errors import InputError, Problem, UsageError
 from .readers import parse_yaml, read_text
 from .loader import LoadedEvalConfig, LoadedEvalSet, find_eval_config, load_eval_config, load_eval_set, problems_from
 from .schema import EvalCase
 from .schema.project import ProjectConfig, SuiteConfig
+from .selection import pattern_matches
 
 
 @dataclass(frozen=True)
@@ -156,3 +157,31 @@ def _existing(file: str, at: str, path: Path) -> Path:
     if not path.is_file():
         raise InputError(Problem(file, at, f"no such file: {path.as_posix()}"))
     return path
+
+
+def select_cases(suites: list[Suite], patterns: list[str]) -> list[Suite]:
+    """The suites kept to the cases `-k/--case` matches (suites left with none are dropped).
+    A pattern that matches no case is an error: a typo must not pass as an empty, green run."""
+    kept, matched = [], set()
+    for suite in suites:
+        eval_sets = []
+        for eval_set in suite.eval_sets:
+            set_id = eval_set.loaded.eval_set.eval_set_id
+            ids = []
+            for case in eval_set.cases:
+                hits = {p for p in patterns if pattern_matches(p, suite.name, set_id, case.eval_id)}
+                matched |= hits
+                if hits:
+                    ids.append(case.eval_id)
+            if ids:
+                eval_sets.append(replace(eval_set, case_ids=tuple(ids)))
+        if eval_sets:
+            kept.append(replace(suite, eval_sets=eval_sets))
+    unmatched = [p for p in patterns if p not in matched]
+    if unmatched:
+        total = sum(len(s.cases) for suite in suites for s in suite.eval_sets)
+        raise UsageError(
+            f"-k/--case {', '.join(map(repr, unmatched))} matches none of the {total} case(s) "
+            "(a substring or glob of eval_id, eval_set_id/eval_id or suite/eval_set_id/eval_id)"
+        )
+    return kept

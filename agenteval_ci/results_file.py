@@ -28,6 +28,7 @@ def new_results(
     warnings: list[str] | None = None,
     shard: ShardInfo | None = None,
     commit: str | None = None,
+    case_filter: list[str] | None = None,
 ) -> Results:
     return Results(
         tool_version=__version__,
@@ -35,6 +36,7 @@ def new_results(
         num_runs=num_runs,
         suites=suites or sorted({c.suite for c in cases}) or ["default"],
         shard=shard,
+        case_filter=case_filter,
         commit=commit,
         stats=stats or RunStats(),
         warnings=warnings or [],

@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from .agent_logs import AgentLogs
 from .agents import Agent, AgentExited, contained, load_agent
 from .errors import InputError, Problem
 from .judge import make_judge, with_judge_stats
@@ -238,14 +239,19 @@ def run_suites(
     judge_settings: JudgeSettings | None = None,
     shard: ShardInfo | None = None,
     progress: Progress | None = None,
+    logs: AgentLogs | None = None,
+    quiet: bool = False,
 ) -> Results:
-    """Load each suite's agent, run and score every case of this shard, return the results."""
+    """Load each suite's agent, run and score every case of this shard, return the results.
+    `logs` tames the agent's own logging once its modules are imported (they configure it)."""
     started = time.monotonic()
     jobs = plan(suites, shard)
     check_scenarios(jobs)
     check_gated(jobs)
-    progress = progress or Progress(len(jobs))
+    progress = progress or Progress(len(jobs), quiet=quiet)
     agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source) for s in suites if any(j.suite is s for j in jobs)}
+    if logs:
+        logs.apply()
     try:
         # The judge: one for the whole run, so all judged metrics share its bound and cache.
         judge = make_judge(judge_settings or JudgeSettings())
@@ -253,6 +259,8 @@ def run_suites(
     finally:
         for agent in agents.values():
             agent.close()
+        if logs:
+            logs.restore()
     progress.finish()
     return new_results(
         cases,

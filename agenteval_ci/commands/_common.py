@@ -8,15 +8,19 @@ import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import Problem
+from ..report.console import Style
 from ..report.table import render_table
 from ..report.view import judged_blind_warnings
 from ..results_file import write_results
 from ..schema import Results
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE
 from ..schema.settings import GateSettings
+
+if TYPE_CHECKING:
+    from ..gate import Comparison
 
 
 def print_warnings(warnings: Iterable[Problem | str]) -> None:
@@ -40,12 +44,31 @@ def collector_paused() -> Iterator[None]:
 def output_results(results: Results, args: argparse.Namespace, warnings: Iterable[Problem] = ()) -> None:
     """`--json OUT` (the file keeps the load warnings, already printed when found, and those
     about the scores), then the table unless the results went to stdout."""
+    save_results(results, args, warnings)
+    print_table(results, args)
+
+
+def save_results(results: Results, args: argparse.Namespace, warnings: Iterable[Problem] = ()) -> None:
     about_scores = judged_blind_warnings(results)
     print_warnings(about_scores)
     if args.json:
         write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *about_scores]}), args.json)
-    if args.json != "-":
-        print(render_table(results, detailed=args.print_detailed_results))
+
+
+def print_table(results: Results, args: argparse.Namespace, comparison: Comparison | None = None) -> None:
+    """The table, each case tagged with its outcome against the baseline when there is one;
+    not with `--quiet`, nor when stdout carries the results file."""
+    if args.json == "-" or getattr(args, "quiet", False):
+        return
+    outcomes = {c.key: c.outcome for c in comparison.cases} if comparison and comparison.has_baseline else None
+    print(render_table(results, detailed=args.print_detailed_results, style=Style.of(sys.stdout), outcomes=outcomes))
+
+
+def add_detailed_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--print_detailed_results", "--print-detailed-results", "--detailed", dest="print_detailed_results", action="store_true",
+        help="as adk eval: per run and turn, the prompt, expected vs actual response and tool calls, and each metric's score",
+    )
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:

@@ -13,6 +13,7 @@ from ..baseline import load_baseline
 from ..errors import UsageError
 from ..gate import Comparison, compare
 from ..report import comparison_json, render_comment
+from ..report.console import PLAIN, Style, render_changes
 from ..results_file import read_results, write_atomic
 from ..schema import Results
 from ..schema.project import DEFAULT_BASELINE
@@ -85,11 +86,21 @@ def first_run_notice(baseline_path: str | Path) -> str:
             "accept these results to create it (`agenteval accept RESULTS`, or `/agenteval accept` on the PR)")
 
 
-def verdict_line(comparison: Comparison) -> str:
+def verdict_line(comparison: Comparison, style: Style = PLAIN) -> str:
     counts = ", ".join(f"{n} {o.replace('_', ' ')}" for o, n in comparison.counts.items() if n)
-    why = "; ".join(comparison.reasons) or "no credible regression"
+    reasons = list(comparison.reasons) or ["no credible regression"]
+    why = f" {reasons[0]}" if len(reasons) == 1 else "".join(f"\n  - {r}" for r in reasons)  # one per line when several
     basis = "" if comparison.has_baseline else " (no baseline: thresholds only; create one with `agenteval accept`)"
-    return f"gate {comparison.verdict}{basis}: {why}\ncases: {counts or 'none'}"
+    verdict = style.paint(f"gate {comparison.verdict}", "red" if comparison.verdict == "failed" else "green")
+    return f"{verdict}{basis}:{why}\ncases: {counts or 'none'}"
+
+
+def print_verdict(comparison: Comparison, prefix: str = "", leading_blank: bool = False) -> None:
+    """The cases that changed, named with their metrics baseline → PR, then the verdict."""
+    style = Style.of(sys.stdout)
+    changes = render_changes(comparison, style) if comparison.has_baseline else ""
+    text = f"{changes}\n\n{prefix}{verdict_line(comparison, style)}" if changes else f"{prefix}{verdict_line(comparison, style)}"
+    print(("\n" if leading_blank else "") + text)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -97,5 +108,5 @@ def run(args: argparse.Namespace) -> int:
     baseline, settings, required = baseline_and_gate(args)
     comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md, json_out=args.json)
     if "-" not in (args.md, args.json):
-        print(verdict_line(comparison))
+        print_verdict(comparison)
     return comparison.exit_code

@@ -25,6 +25,8 @@ def check_shards(named: list[tuple[str, Results]]) -> None:
             problems.append(Problem(name, "$.shard.count", f"is {r.shard.count}, but {named[0][0]} is a shard of {count}"))
         if r.num_runs != named[0][1].num_runs:
             problems.append(Problem(name, "$.num_runs", f"is {r.num_runs}, but {named[0][0]} has {named[0][1].num_runs}"))
+        if r.case_filter != named[0][1].case_filter:
+            problems.append(Problem(name, "$.case_filter", f"is {r.case_filter}, but {named[0][0]} has {named[0][1].case_filter}"))
     seen: dict[int, str] = {}
     for name, r in named:
         if r.shard.index in seen:
@@ -60,6 +62,7 @@ def merge(named: list[tuple[str, Results]]) -> Results:
         stats=_sum_stats([r.stats for r in ordered]),
         warnings=list(dict.fromkeys(w for r in ordered for w in r.warnings)),
         commit=ordered[0].commit,
+        case_filter=ordered[0].case_filter,
     )
 
 

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
+from ..agent_logs import DEFAULT_CONSOLE_LEVEL, LEVELS, LOG_FILE, AgentLogs
 from ..agents import CALLABLE_SPEC as _CALLABLE
-from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
+from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
-from ..project import EvalSetToRun, Project, Suite, load_project
+from ..project import EvalSetToRun, Project, Suite, load_project, select_cases
 from ..run import NO_KEY_HINT, run_suites
-from ..schema import Results, Status
-from ..schema.project import DEFAULT_PROJECT_FILE
+from ..schema import Results, ShardInfo, Status
+from ..schema.project import DEFAULT_PROJECT_FILE, MAX_NUM_RUNS
+from ..schema.settings import JudgeSettings
 from ..shards import parse_shard
-from ._common import output_results, print_warnings
-from .compare import compare_and_report, verdict_line
+from ._common import add_detailed_option, output_results, print_table, print_warnings, save_results
+from .compare import compare_and_report, print_verdict
 
 
 
@@ -40,10 +43,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown here ('-' for stdout)")
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic slices of the cases")
     parser.add_argument("--config_file_path", "--config-file-path", dest="config_file_path", help="adk eval's criteria file")
+    add_detailed_option(parser)
     parser.add_argument(
-        "--print_detailed_results", "--print-detailed-results", dest="print_detailed_results",
-        action="store_true", help="per-run and per-turn scores in the table",
+        "-k", "--case", action="append", metavar="PATTERN",
+        help="run only the cases this substring or glob (*, ?, [..]) matches in eval_id, eval_set_id/eval_id or "
+             "suite/eval_set_id/eval_id, ignoring case; repeatable (any matches); matching nothing is an error",
     )
+    parser.add_argument("--num-runs", "--num_runs", dest="num_runs", type=int, metavar="N",
+                        help=f"run every case N times, overriding each suite's num_runs (1-{MAX_NUM_RUNS})")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="print only the verdict and the cases that changed (no table, no progress); the agent's log at ERROR")
+    parser.add_argument("--log-level", type=str.upper, choices=LEVELS, metavar="LEVEL",
+                        help=f"the agent's own log on the terminal from this level ({', '.join(LEVELS)}; default "
+                             f"{DEFAULT_CONSOLE_LEVEL}, ERROR with --quiet); the agent's more verbose records go to {LOG_FILE.as_posix()}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("give either an agenteval.yaml (--config/--suite) or adk eval's AGENT_DIR EVAL_SET..., not both")
         suite = adk_style_suite(args.adk_args[0], args.adk_args[1:], args.config_file_path)
         print_warnings(suite.warnings)
-        results = run_suites([suite], shard=shard)
+        results = _run(chosen([suite], args), None, shard, args, Path("."))
         output_results(results, args, suite.warnings)
         explain_failed_runs(results)
         print(adk_summary(results))
@@ -66,12 +78,34 @@ def run(args: argparse.Namespace) -> int:
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
-    results = run_suites(project.suites, judge, shard)
-    output_results(results, args, project.warnings)
-    explain_failed_runs(results)
+    results = _run(chosen(project.suites, args), judge, shard, args, Path(project.path).parent)
+    save_results(results, args, project.warnings)
     if args.no_gate:
+        print_table(results, args)
+        explain_failed_runs(results)
         return EXIT_PASSED if results.passed else EXIT_FAILED
     return _gate(results, project, args)
+
+
+def chosen(suites: list[Suite], args: argparse.Namespace) -> list[Suite]:
+    """The suites kept to `-k/--case`, each run `--num-runs` times when given."""
+    if args.case:
+        suites = select_cases(suites, args.case)
+    if args.num_runs is not None:
+        if not 1 <= args.num_runs <= MAX_NUM_RUNS:
+            raise UsageError(f"--num-runs must be 1-{MAX_NUM_RUNS}, got {args.num_runs}")
+        suites = [replace(s, num_runs=args.num_runs) for s in suites]
+    return suites
+
+
+def _run(suites: list[Suite], judge: JudgeSettings | None, shard: ShardInfo | None, args: argparse.Namespace, project_dir: Path) -> Results:
+    """Run with the agent's own logging kept below our output; say where its quieter records went."""
+    level = args.log_level or ("ERROR" if args.quiet else DEFAULT_CONSOLE_LEVEL)
+    logs = AgentLogs(level, project_dir / LOG_FILE)
+    results = run_suites(suites, judge, shard, logs=logs, quiet=args.quiet)
+    if logs.notice():
+        print(logs.notice(), file=sys.stderr)
+    return results.model_copy(update={"case_filter": args.case}) if args.case else results
 
 
 def explain_failed_runs(results: Results) -> None:
@@ -87,9 +121,15 @@ def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     settings = project.config.gate
     if args.fail_on:
         settings = settings.model_copy(update={"fail_on": args.fail_on})
-    comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md)
+    try:
+        comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md)
+    except AgentevalError:  # a bad baseline: still show what ran before the error
+        print_table(results, args)
+        raise
+    print_table(results, args, comparison)
+    explain_failed_runs(results)
     if args.json != "-" and args.md != "-":
-        print(f"\nbaseline {baseline.as_posix()}: {verdict_line(comparison)}")
+        print_verdict(comparison, f"baseline {baseline.as_posix()}: ", leading_blank=not args.quiet)
     return comparison.exit_code
 
 

@@ -13,7 +13,7 @@ from ..results_file import new_results
 from ..schema import RunRecord, RunStats
 from ..schema.settings import JudgeSettings
 from ..scoring import CaseToScore, score_all
-from ._common import collector_paused, output_results, print_warnings
+from ._common import add_detailed_option, collector_paused, output_results, print_warnings
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +27,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--suite", default="default", help="suite name recorded in the results")
     parser.add_argument("--judge-cache-dir", help="where judge replies are cached (default: .agenteval/cache)")
     parser.add_argument("--no-judge-cache", action="store_true", help="neither read nor write the judge cache")
-    parser.add_argument("--print-detailed-results", action="store_true", help="per-run and per-turn scores in the table")
+    add_detailed_option(parser)
 
 
 def collect_runs(case_ids: list[str], actual_files: list[str]) -> dict[str, list[RunRecord]]:

@@ -28,6 +28,10 @@ def call_args(call: FunctionCall) -> str:
     return json.dumps(call.args or {}, sort_keys=True, ensure_ascii=False)
 
 
+def call_text(call: FunctionCall) -> str:
+    return f"{call.name}({call_args(call)})"
+
+
 def trajectory_changes(expected: list[FunctionCall], actual: list[FunctionCall]) -> list[CallChange]:
     """Align by tool name (longest common subsequence), then name what differs: calls only
     on one side are missing/added; an added call whose name is expected elsewhere moved."""

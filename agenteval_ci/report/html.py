@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..gate import Comparison
 from ..schema import Invocation, Results, text_of
-from .diff import call_args
+from .diff import call_text
 from .render import ENV
 from .view import build_view
 
@@ -12,7 +12,7 @@ CHART_WIDTH = 320
 
 
 def tool_calls(invocation: Invocation) -> list[str]:
-    return [f"{c.name}({call_args(c)})" for c in invocation.tool_calls]
+    return [call_text(c) for c in invocation.tool_calls]
 
 
 def render_html(comparison: Comparison, results: Results) -> str:

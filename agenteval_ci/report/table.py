@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..baseline import rubric_pass_rates
-from ..schema import Results, RunStats, Status
+from ..schema import CaseResult, MetricResult, Results, RunStats, Status
+from .console import OUTCOME_COLOUR, PLAIN, STATUS_COLOUR, Style, turn_details
 
 _MARK = {Status.PASSED: "PASS", Status.FAILED: "FAIL", Status.NOT_EVALUATED: "N/E", Status.INFORMATIONAL: "info"}
 
@@ -12,24 +13,38 @@ def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def render_table(results: Results, detailed: bool = False) -> str:
+def _mark(status: Status, style: Style) -> str:
+    return style.paint(f"{_MARK[status]:<5}", STATUS_COLOUR[status])
+
+
+def _case_line(case: CaseResult, style: Style, outcomes: dict[str, str]) -> str:
+    """`PASS  eval_set / case`, and what the gate made of it when that is news (`regressed`)."""
+    outcome = outcomes.get(case.key, "unchanged")
+    tag = f"  {style.paint('<- ' + outcome.replace('_', ' '), OUTCOME_COLOUR[outcome])}" if outcome in OUTCOME_COLOUR else ""
+    return f"{_mark(case.status, style)} {case.eval_set_id} / {case.eval_id}{tag}"
+
+
+def _metric_lines(name: str, metric: MetricResult, style: Style) -> list[str]:
+    threshold = "" if metric.threshold is None else f" (threshold {metric.threshold:g})"
+    why = f"  [{metric.reason}]" if metric.reason else ""
+    lines = [f"        {_mark(metric.status, style)} {name} {_score(metric.score)}{threshold}{why}"]
+    lines += [f"              rubric {rubric_id}: {_score(rate)}" for rubric_id, rate in rubric_pass_rates(metric).items()]
+    return lines
+
+
+def render_table(results: Results, detailed: bool = False, style: Style = PLAIN, outcomes: dict[str, str] | None = None) -> str:
+    """One line per case (tagged with its gate outcome when `outcomes` maps case keys to them),
+    its metrics below; `detailed` adds informational metrics and adk eval's per-turn details."""
     lines = []
     for case in results.cases:
-        lines.append(f"{_MARK[case.status]:<5} {case.eval_set_id} / {case.eval_id}")
+        lines.append(_case_line(case, style, outcomes or {}))
         for name, metric in case.metrics.items():
-            if metric.status == Status.INFORMATIONAL and not detailed:
-                continue
-            threshold = "" if metric.threshold is None else f" (threshold {metric.threshold:g})"
-            why = f"  [{metric.reason}]" if metric.reason else ""
-            lines.append(f"        {_MARK[metric.status]:<5} {name} {_score(metric.score)}{threshold}{why}")
-            for rubric_id, rate in rubric_pass_rates(metric).items():
-                lines.append(f"              rubric {rubric_id}: {_score(rate)}")
-            if detailed and metric.runs:
-                for r, run in enumerate(metric.runs):
-                    scores = ", ".join(_score(p.score) for p in run.per_invocation)
-                    lines.append(f"              run {r + 1}: {_score(run.score)}  per turn: [{scores}]")
+            if metric.status != Status.INFORMATIONAL or detailed:
+                lines += _metric_lines(name, metric, style)
         if case.status == Status.FAILED and case.reason:
             lines.append(f"        reason: {case.reason}")
+        if detailed:
+            lines += turn_details(case, style)
     counts = {s: sum(c.status == s for c in results.cases) for s in Status}
     lines.append(
         f"\n{len(results.cases)} case(s): {counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "

@@ -144,6 +144,7 @@ class Results(StrictModel):
     num_runs: int = 1
     suites: list[str] = Field(default_factory=lambda: ["default"])
     shard: Optional[ShardInfo] = None
+    case_filter: Optional[list[str]] = None  # `run -k` patterns: a partial run (accept keeps the other cases)
     commit: Optional[str] = None
     stats: RunStats = Field(default_factory=RunStats)
     warnings: list[str] = Field(default_factory=list)

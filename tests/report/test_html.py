@@ -35,6 +35,13 @@ def test_html_is_self_contained_with_a_chart_and_every_case(html):
     assert "set_device({&#34;id&#34;: 2, &#34;on&#34;: true})" in html  # actual trajectory shown
 
 
+def test_rows_say_they_open_and_long_lines_wrap(html):
+    assert html.count('<span class="toggle" aria-hidden="true">▸</span>') == 3
+    assert 'id="hint"' in html and "Click a case (▸)" in html
+    assert '<button type="button" id="expand">expand all</button>' in html and 'id="collapse"' in html
+    assert "white-space: pre-wrap; overflow-wrap: anywhere;" in html and "overflow-x: auto" not in html
+
+
 @pytest.mark.skipif(not (shutil.which("chromium") or shutil.which("chromium-browser")), reason="chromium not installed")
 def test_headless_chromium_renders_and_filters(html, tmp_path):
     report = tmp_path / "report.html"
@@ -46,3 +53,7 @@ def test_headless_chromium_renders_and_filters(html, tmp_path):
     dom = (tmp_path / "shot.dom.html").read_text()
     rows = re.findall(r'<tr class="case" data-outcome="(\w+)"[^>]*?( hidden="")?>', dom)
     assert sorted(rows) == [("regressed", ""), ("unchanged", ' hidden=""'), ("unchanged", ' hidden=""')]
+    subprocess.run([str(SCRIPT), str(report), str(out), "?open=1"], check=True, timeout=120, capture_output=True)
+    dom = (tmp_path / "shot.dom.html").read_text()
+    assert dom.count('<tr class="case open"') == 3 and dom.count('aria-expanded="true"') == 3
+    assert '<tr class="detail" data-outcome="regressed">' in dom  # no longer hidden

@@ -1,0 +1,175 @@
+"""What a person reads in a terminal: colour, the cases that changed, adk eval's turn details.
+
+Colour follows no-color.org and force-color.org: NO_COLOR (non-empty) turns it off,
+FORCE_COLOR (non-empty) turns it on, else only a terminal gets it (never a CI log).
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
+
+from ..schema import CaseResult, Invocation, Status, text_of
+from .diff import call_text
+from .text import fmt, fmt_delta
+
+if TYPE_CHECKING:
+    from ..gate import CaseMetric, CaseOutcome, Comparison
+
+_CODES = {"red": "31", "green": "32", "yellow": "33", "dim": "2", "bold": "1"}
+
+
+def colour_wanted(stream: TextIO) -> bool:
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+@dataclass(frozen=True)
+class Style:
+    colour: bool = False
+
+    @classmethod
+    def of(cls, stream: TextIO) -> "Style":
+        return cls(colour_wanted(stream))
+
+    def paint(self, text: str, name: str) -> str:
+        return f"\x1b[{_CODES[name]}m{text}\x1b[0m" if self.colour and text else text
+
+
+PLAIN = Style()
+
+STATUS_COLOUR = {Status.PASSED: "green", Status.FAILED: "red", Status.NOT_EVALUATED: "yellow", Status.INFORMATIONAL: "dim"}
+
+# Outcomes worth naming, most important first, with their colour; unchanged cases are not listed.
+CHANGES = {
+    "regressed": ("regressed", "red"),
+    "newly_failing": ("newly failing", "red"),
+    "unevaluated": ("not evaluated now (lost coverage)", "red"),
+    "worsened": ("worsened", "yellow"),
+    "flaky": ("flaky (runs disagree)", "yellow"),
+    "incomparable": ("incomparable (the test changed; accept to compare again)", "yellow"),
+    "new": ("new", "dim"),
+    "removed": ("removed", "dim"),
+    "fixed": ("fixed", "green"),
+    "improved": ("improved", "green"),
+}
+OUTCOME_COLOUR = {outcome: colour for outcome, (_, colour) in CHANGES.items()}
+CASES_PER_SECTION = 20
+
+
+# ---------------------------------------------------------------- the cases that changed
+
+
+def _metric_changed(m: CaseMetric) -> bool:
+    return m.counted or m.baseline != m.candidate or m.baseline_status != m.candidate_status
+
+
+def metric_change_line(m: CaseMetric, style: Style) -> str:
+    """`name  baseline → PR  (delta)  STATUS → STATUS`, in red when it counted as a regression."""
+    delta = f"  ({fmt_delta(m.delta)})" if m.delta is not None else ""
+    statuses = f"  {m.baseline_status or '–'} → {m.candidate_status}" if m.baseline_status != m.candidate_status else ""
+    threshold = f"  threshold {m.threshold:g}" if m.threshold is not None else ""
+    line = f"{m.name}  {fmt(m.baseline)} → {fmt(m.candidate)}{delta}{statuses}{threshold}"
+    if not m.comparable and m.baseline is not None:
+        line += "  (not comparable)"
+    return style.paint(line, "red") if m.counted else line
+
+
+def _case_lines(case: CaseOutcome, style: Style) -> list[str]:
+    lines = [f"    {style.paint(case.key, 'bold')}"]
+    if case.outcome not in ("new", "removed"):
+        lines += [f"        {metric_change_line(m, style)}" for m in case.metrics if _metric_changed(m)]
+    if case.note:
+        lines.append(f"        {style.paint(case.note, 'dim')}")
+    return lines
+
+
+def render_changes(comparison: Comparison, style: Style = PLAIN, per_section: int = CASES_PER_SECTION) -> str:
+    """Every changed case by outcome with its metrics baseline → PR; empty when nothing changed."""
+    sections = []
+    for outcome, (title, colour) in CHANGES.items():
+        cases = [c for c in comparison.cases if c.outcome == outcome]
+        if not cases:
+            continue
+        lines = [f"  {style.paint(f'{title} ({len(cases)})', colour)}"]
+        for case in cases[:per_section]:
+            lines += _case_lines(case, style)
+        if len(cases) > per_section:
+            lines.append(f"    … {len(cases) - per_section} more (agenteval report RESULTS --format html lists every case)")
+        sections.append("\n".join(lines))
+    return "changes from the baseline:\n" + "\n".join(sections) if sections else ""
+
+
+# ---------------------------------------------------------------- adk eval's per-turn details
+
+LABEL_WIDTH = 28  # values start after `tool_trajectory_avg_score: `; a longer label pushes its own value right
+VALUE_WIDTH = 90
+
+
+def _field(label: str, value: str, indent: str) -> list[str]:
+    wrapped = [piece for line in (value.splitlines() or ["(none)"]) for piece in (textwrap.wrap(line, VALUE_WIDTH) or [""])]
+    prefix = f"{indent}{label}: ".ljust(len(indent) + LABEL_WIDTH)
+    return [prefix + wrapped[0]] + [" " * len(prefix) + piece for piece in wrapped[1:]]
+
+
+def _calls(invocation: Invocation | None) -> str:
+    if invocation is None:
+        return ""
+    return "\n".join(call_text(c) for c in invocation.tool_calls) or "(none)"
+
+
+def _turn_scores(case: CaseResult, run_index: int, turn: int, style: Style) -> list[tuple[str, str]]:
+    fields = []
+    for name, metric in case.metrics.items():
+        run = metric.runs[run_index] if run_index < len(metric.runs) else None
+        if run is None or turn >= len(run.per_invocation):
+            continue
+        score = run.per_invocation[turn]
+        if score.status == Status.INFORMATIONAL and score.score is None:
+            continue  # a figure this agent does not report (tokens of a Python callable)
+        status = "" if score.status == Status.INFORMATIONAL else f" {style.paint(score.status.value, STATUS_COLOUR[score.status])}"
+        reason = f"  [{score.reason}]" if score.reason else ""
+        fields.append((name, f"{fmt(score.score)}{status}{reason}"))
+        for verdict in score.rubric_scores or []:
+            why = f" ({verdict.rationale})" if verdict.rationale else ""
+            fields.append((f"  rubric {verdict.rubric_id}", f"{fmt(verdict.score, 0)}{why}"))
+    return fields
+
+
+def _run_header(case: CaseResult, run_index: int, style: Style) -> str:
+    """`run 1 of 3: metric score, ...`: every metric's score on this run, errors in red."""
+    runs = [(name, m.runs[run_index]) for name, m in case.metrics.items() if run_index < len(m.runs)]
+    scores = [f"{name} {fmt(r.score)}" for name, r in runs if r.score is not None or r.status != Status.INFORMATIONAL]
+    run = case.runs[run_index]
+    error = f"  {style.paint('error: ' + run.error, 'red')}" if run.error else ""
+    return f"        run {run_index + 1} of {len(case.runs)}: {', '.join(scores)}{error}"
+
+
+def turn_details(case: CaseResult, style: Style = PLAIN) -> list[str]:
+    """Per run and turn, as adk eval prints them: the prompt, expected vs actual response and
+    tool calls, and each metric's score on the turn (fields with no value are left out)."""
+    expected = case.eval_case.conversation or []
+    lines = []
+    for run_index, run in enumerate(case.runs):
+        lines.append(_run_header(case, run_index, style))
+        for turn, actual in enumerate(run.invocations):
+            want = expected[turn] if turn < len(expected) else None
+            lines.append(style.paint(f"          turn {turn + 1} of {len(run.invocations)}", "dim"))
+            fields = [("prompt", text_of(actual.user_content))]
+            if want is not None:
+                fields.append(("expected_response", text_of(want.final_response)))
+            fields.append(("actual_response", text_of(actual.final_response)))
+            if want is not None:
+                fields.append(("expected_tool_calls", _calls(want)))
+            fields.append(("actual_tool_calls", _calls(actual)))
+            fields += _turn_scores(case, run_index, turn, style)
+            for label, value in fields:
+                lines += _field(label, value, "            ")
+    return lines
