@@ -9,16 +9,16 @@ commit names the blob sha it replaces, so a concurrent change is a conflict, not
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from dataclasses import dataclass
 
 from ..baseline import baseline_from_results, dump_baseline, refuse_unsound
-from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError
+from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
 from ..github import Conflict, PullRef, PullRequest, Repo
 from ..results_file import read_results, write_atomic
 from ..schema import Results
 from ..workflow import Runner
+from .event import IssueCommentEvent
 from .publish import BaselineChoice, Target, baseline_of, digest, project_choices, publish
 from .settings import ActionSettings
 
@@ -75,7 +75,7 @@ def accepted_marker(number: int, text: str, login: str) -> str:
 
 def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results:
     """The results artifact that the PR's current head commit produced."""
-    from . import PULL_FILE, download_results
+    from . import PULL_FILE, download_results, read_pull_file
 
     for run in repo.runs_for(pull.head.sha):
         if run.status != "completed" or run.head_sha != pull.head.sha:
@@ -84,11 +84,11 @@ def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results
             files = download_results(s, repo, run.id)
         except AgentevalError:
             continue  # a run of another workflow: no agenteval artifact
-        claimed = json.loads(files.get(PULL_FILE) or b"{}").get("head_sha", pull.head.sha)
-        if claimed != pull.head.sha:
+        claimed = read_pull_file(files.get(PULL_FILE))
+        if claimed is not None and claimed.head_sha not in (None, pull.head.sha):
             continue
         path = s.results_dir / "results.json"
-        write_atomic(path, files["results.json"].decode("utf-8"))
+        write_atomic(path, files["results.json"])
         return read_results(path)
     raise Refused(
         f"I found no agenteval results for this PR's head commit {pull.head.sha[:7]}. The head has moved since the "
@@ -107,10 +107,12 @@ def fork_instructions(path: str, old: str, new: str) -> str:
 def accept_mode(s: ActionSettings, runner: Runner) -> int:
     from . import github_repo
 
-    comment, issue = s.event.get("comment") or {}, s.event.get("issue") or {}
-    user = comment.get("user") or {}
-    body = comment.get("body") or ""
-    if s.event.get("action") != "created" or user.get("type") == "Bot" or REPLY_MARKER in body or "<!-- agenteval" in body:
+    event = s.event
+    if not isinstance(event, IssueCommentEvent):
+        raise UsageError(f"mode accept runs on an issue_comment event, not {s.event_name or 'no event'!r} ($GITHUB_EVENT_NAME)")
+    comment, number = event.comment, event.issue.number
+    body, user = comment.text, comment.user
+    if event.action != "created" or user.type == "Bot" or REPLY_MARKER in body or "<!-- agenteval" in body:
         print("agenteval: not a new human comment; nothing to do")
         return EXIT_PASSED
     repo = github_repo(s)
@@ -121,18 +123,18 @@ def accept_mode(s: ActionSettings, runner: Runner) -> int:
             return EXIT_PASSED
         if repo is None:
             raise Refused("the action has no github-token")
-        if "pull_request" not in issue:
+        if not event.issue.is_pull:
             raise Refused("`/agenteval accept` works on pull requests only.")
-        if repo.permission(user.get("login", "")) not in WRITER_ROLES:
-            reply(repo, issue["number"], f"Thanks @{user.get('login')}! Only people with write access to this repository can "
+        if repo.permission(user.login) not in WRITER_ROLES:
+            reply(repo, number, f"Thanks @{user.login}! Only people with write access to this repository can "
                   "accept a new baseline; a maintainer can comment `/agenteval accept` if the change is intended.")
             return EXIT_PASSED
-        repo.react(comment["id"], "eyes")
-        return accept(s, runner, repo, issue["number"], user.get("login", ""), command, comment["id"])
+        repo.react(comment.id, "eyes")
+        return accept(s, runner, repo, number, user.login, command, comment.id)
     except (Refused, AgentevalError) as exc:  # e.g. a case id that is not in the results
         runner.log_untrusted(str(exc))
-        if repo is not None and issue.get("number"):
-            reply(repo, issue["number"], str(exc))
+        if repo is not None:
+            reply(repo, number, str(exc))
         return EXIT_FAILED
 
 
