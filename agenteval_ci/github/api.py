@@ -223,18 +223,35 @@ class Repo:
     def put_file(self, path: str, text: str, *, branch: str, message: str, blob_sha: str | None) -> str:
         """Commit `text` to `branch`; `blob_sha` (None for a new file) makes a concurrent change a Conflict.
 
-        Returns the new commit's sha.
+        Returns the new commit's sha. Like a create, a PUT whose answer was lost (a 5xx, a
+        dropped connection) is not resent blindly: GitHub may have committed it, and resending
+        the old blob sha would then be a conflict with our own commit. The branch is read again:
+        our text there is our commit; the old file untouched means send again.
         """
         body = {"message": message, "content": base64.b64encode(text.encode("utf-8")).decode("ascii"), "branch": branch}
         if blob_sha:
             body["sha"] = blob_sha
+
+        def look_again() -> dict[str, Any] | None:
+            now = self.get_file(path, branch)
+            if now is not None and now.text == text:
+                return {"commit": {"sha": self.last_commit(branch, path)}}
+            if (now.sha if now else None) != blob_sha:
+                raise Conflict("PUT", f"{self.base}/contents/{path}", 409, "the file changed on the branch meanwhile")
+            return None
+
         try:
-            data = self.client.json("PUT", f"{self.base}/contents/{path}", json=body)
+            data = self.client.create(f"{self.base}/contents/{path}", body, look_again, method="PUT")
         except GitHubError as exc:
             if exc.status == 422:  # "sha wasn't supplied": the file appeared since we looked
                 raise Conflict(exc.method, exc.path, exc.status, exc.message) from None
             raise
         return data["commit"]["sha"]
+
+    def last_commit(self, branch: str, path: str) -> str:
+        """The newest commit on `branch` that changed `path`."""
+        found = self.client.json("GET", f"{self.base}/commits", params={"sha": branch, "path": path, "per_page": 1})
+        return found[0]["sha"] if found else ""
 
     # actions runs and artifacts -----------------------------------------------------
     def runs_for(self, head_sha: str) -> list[WorkflowRun]:

@@ -138,13 +138,13 @@ class GitHubClient:
             return self.backoff_seconds * 2**attempt
         return None
 
-    def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None]) -> Any:
-        """POST something new, once: after a 5xx or a lost connection, `look_again()` (the
-        thing as GitHub lists it, or None) is asked before posting again."""
+    def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None], method: str = "POST") -> Any:
+        """POST (or PUT) something new, once: after a 5xx or a lost connection, `look_again()`
+        (the thing as GitHub lists it, or None) is asked before sending again."""
         attempt = 0
         while True:
             try:
-                return self.json("POST", path, json=body, idempotent=False)
+                return self.json(method, path, json=body, idempotent=False)
             except GitHubError as exc:
                 if not maybe_stored(exc) or attempt >= self.max_retries:
                     if isinstance(exc, Unreachable):
