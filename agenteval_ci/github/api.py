@@ -32,14 +32,21 @@ class Comment:
 @dataclass(frozen=True)
 class Identity:
     """Who the token comments as: a user's login (a PAT: GET /user answers), or, for an
-    installation token (GET /user is 403), the Actions bot or the app whose token it is."""
+    installation token (GET /user is 403), the Actions bot or the app whose token it is.
+
+    A PAT also owns the Actions bot's comments: only a workflow of this repository with a
+    write token can write as github-actions[bot], so a workflow that switched from
+    GITHUB_TOKEN to a PAT keeps editing its one sticky comment (and its accept replies
+    still count). The other way round is not possible: a user's comment is never ours
+    under an installation token, since we cannot tell which user a past PAT was."""
 
     login: str | None
 
     def owns(self, comment: Comment) -> bool:
+        actions_bot = comment.author_type == "Bot" and comment.author == ACTIONS_BOT
         if self.login is not None:
-            return comment.author == self.login
-        return comment.author_type == "Bot" and (comment.author == ACTIONS_BOT or comment.via_app)
+            return comment.author == self.login or actions_bot
+        return actions_bot or (comment.author_type == "Bot" and comment.via_app)
 
 
 @dataclass(frozen=True)

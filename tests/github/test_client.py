@@ -128,6 +128,16 @@ def test_an_app_token_owns_its_app_comments_and_a_pat_its_user_comments(fake):
         ("intruder", f"{MARKER} someone else"), ("maintainer", f"{MARKER} pat again")]
 
 
+def test_a_pat_keeps_the_sticky_comment_the_actions_bot_wrote_but_not_the_reverse(fake):
+    fake.add_token("pat", write_token("maintainer", pat=True))
+    bot = repo_for(fake).upsert_comment(7, MARKER, f"{MARKER} by GITHUB_TOKEN")
+    assert repo_for(fake, token="pat").upsert_comment(7, MARKER, f"{MARKER} by a PAT").id == bot.id
+    assert [c["body"] for c in fake.comments[7]] == [f"{MARKER} by a PAT"]
+    repo_for(fake, token="pat").upsert_comment(8, MARKER, f"{MARKER} by a PAT")
+    repo_for(fake).upsert_comment(8, MARKER, f"{MARKER} by GITHUB_TOKEN")  # a user's comment is never the bot's
+    assert [c["user"]["login"] for c in fake.comments[8]] == ["maintainer", "github-actions[bot]"]
+
+
 def test_a_create_stored_before_a_502_is_not_posted_twice(fake):
     fake.fail_next(502, store=True, match="POST .*/comments$")
     comment = repo_for(fake).upsert_comment(7, MARKER, f"{MARKER} v1")
