@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..errors import EXIT_BUG, AgentevalError, InputError, Problem, UsageError
-from ..github import GitHubClient, GitHubError, Repo, new_session
+from ..github import BadArtifact, GitHubClient, GitHubError, Repo, new_session
 from ..loader import problems_from
-from ..readers import decode_text, parse_json
+from ..readers import MAX_FILE_BYTES, decode_text, parse_json
 from ..results_file import read_results, write_atomic
 from ..workflow import Runner
 from .event import PullFile, WorkflowRunEvent
@@ -114,7 +114,10 @@ def download_results(s: ActionSettings, repo: Repo, run_id: int) -> dict[str, st
     artifact = next((a for a in repo.artifacts(run_id) if a.name == s.artifact_name and not a.expired), None)
     if artifact is None:
         raise UsageError(f"run {run_id} has no artifact named '{s.artifact_name}' (input artifact-name)")
-    files = {Path(name).name: data for name, data in repo.download_artifact(artifact.id).items()}
+    try:
+        files = {Path(name).name: data for name, data in repo.download_artifact(artifact.id, MAX_FILE_BYTES).items()}
+    except BadArtifact as exc:
+        raise InputError(Problem(f"artifact {s.artifact_name} of run {run_id}", "$", str(exc))) from None
     if "results.json" not in files:
         raise InputError(Problem(f"artifact {s.artifact_name}", "$", "has no results.json"))
     where = f"artifact {s.artifact_name} of run {run_id}: "

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .client import GitHubClient
-from .errors import Conflict, Forbidden, GitHubError, NotFound
+from .errors import BadArtifact, Conflict, Forbidden, GitHubError, NotFound
 
 ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update call
 ACTIONS_BOT = "github-actions[bot]"  # who an Actions GITHUB_TOKEN comments as
@@ -269,11 +269,20 @@ class Repo:
         found = self.client.paginate(f"{self.base}/actions/runs/{run_id}/artifacts", key="artifacts")
         return [Artifact(a["id"], a["name"], bool(a.get("expired"))) for a in found]
 
-    def download_artifact(self, artifact_id: int) -> dict[str, bytes]:
-        """The artifact's files by name (GitHub serves a zip, usually via a redirect)."""
+    def download_artifact(self, artifact_id: int, max_file_bytes: int = 256 * 1024 * 1024) -> dict[str, bytes]:
+        """The artifact's files by name (GitHub serves a zip, usually via a redirect). A file
+        larger than `max_file_bytes` unpacked is refused before it is inflated (a zip bomb)."""
         response = self.client.send("GET", f"{self.base}/actions/artifacts/{artifact_id}/zip")
-        with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
-            return {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
+        try:
+            with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+                files = [info for info in archive.infolist() if not info.is_dir()]
+                for info in files:
+                    if info.file_size > max_file_bytes:
+                        raise BadArtifact(f"artifact {artifact_id}: {info.filename} is {info.file_size:,} bytes unpacked; "
+                                          f"the limit is {max_file_bytes:,}")
+                return {info.filename: archive.read(info) for info in files}
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
+            raise BadArtifact(f"artifact {artifact_id} is not a readable zip archive: {exc}") from None
 
 
 def _annotation(a: Annotation) -> dict[str, Any]:

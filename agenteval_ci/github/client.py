@@ -158,7 +158,7 @@ class GitHubClient:
 
     def json(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> Any:
         response = self.send(method, path, idempotent=idempotent, **kwargs)
-        return response.json() if response.content else None
+        return _body(response, method, path) if response.content else None
 
     def paginate(self, path: str, *, key: str | None = None, params: dict[str, Any] | None = None) -> Iterator[Any]:
         """Every item of a listing; `key` names the list inside an object page (`workflow_runs`)."""
@@ -166,7 +166,18 @@ class GitHubClient:
         query = {"per_page": 100, **(params or {})}
         while url:
             response = self.send("GET", url, params=query)
-            page = response.json()
-            yield from (page[key] if key else page)
+            page = _body(response, "GET", path)
+            items = page.get(key) if key and isinstance(page, dict) else page
+            if not isinstance(items, list):
+                raise GitHubError("GET", path, response.status_code, f"answered a page that is not a list{f' of {key}' if key else ''}")
+            yield from items
             url = response.links.get("next", {}).get("url")
             query = None  # the next link carries the query
+
+
+def _body(response: requests.Response, method: str, path: str) -> Any:
+    """The JSON of an answer; a proxy's HTML page in its place is a GitHubError, not a traceback."""
+    try:
+        return response.json()
+    except ValueError:
+        raise GitHubError(method, path, response.status_code, f"answered with a body that is not JSON: {response.text[:100]!r}") from None
