@@ -11,10 +11,10 @@ import os
 import subprocess
 import sys
 import traceback
-
-import pydantic
 from collections.abc import Mapping
 from pathlib import Path
+
+import pydantic
 
 from ..errors import EXIT_BUG, AgentevalError, InputError, Problem, UsageError
 from ..github import BadArtifact, GitHubClient, GitHubError, Repo, new_session

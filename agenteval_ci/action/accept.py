@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import difflib
-import sys
 import re
+import sys
 from dataclasses import dataclass
 
 from ..baseline import baseline_from_results, dump_baseline, refuse_unsound
@@ -190,8 +190,8 @@ def commit_baseline(repo: Repo, pull: PullRequest, path: str, text: str, current
 
 
 def withdraw(repo: Repo, runner: Runner, pending: Comment, path: str, exc: Exception) -> int:
-    """The commit failed and the branch is as it was (the client looked again before giving
-    up): the pending reply loses its accepted digest and says what failed. With GitHub
+    """The commit failed and the branch is as it was (the client reads the branch again before
+    it gives up): the pending reply loses its accepted digest and says what failed. With GitHub
     unreachable we cannot know, and the digest stays (it vouches only for accepted text)."""
     if isinstance(exc, Unreachable):
         report_github_error(runner, str(exc))

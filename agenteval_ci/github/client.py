@@ -140,20 +140,24 @@ class GitHubClient:
 
     def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None], method: str = "POST") -> Any:
         """POST (or PUT) something new, once: after a 5xx or a lost connection, `look_again()`
-        (the thing as GitHub lists it, or None) is asked before sending again."""
+        (the thing as GitHub lists it, or None) is asked before sending again, and once more
+        before giving up, so a failure raised here means it was not stored as far as GitHub says."""
         attempt = 0
         while True:
             try:
                 return self.json(method, path, json=body, idempotent=False)
             except GitHubError as exc:
-                if not maybe_stored(exc) or attempt >= self.max_retries:
-                    if isinstance(exc, Unreachable):
-                        raise Unreachable(exc.method, path, self.api_url, attempt + 1, exc.message) from None
+                if not maybe_stored(exc):
                     raise
+                failure = exc
             self.sleep(self.backoff_seconds * 2**attempt)
             found = look_again()
             if found is not None:
                 return found
+            if attempt >= self.max_retries:
+                if isinstance(failure, Unreachable):
+                    raise Unreachable(failure.method, path, self.api_url, attempt + 1, failure.message) from None
+                raise failure
             attempt += 1
 
     def json(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> Any:

@@ -68,6 +68,16 @@ def test_a_commit_whose_answer_is_lost_or_delayed_is_accepted_once(tmp_path, pul
     assert_accepted_once(pull, good_baseline)
 
 
+def test_a_commit_stored_on_the_last_try_still_counts(tmp_path, pull, good_baseline):
+    """Five 502s before GitHub stores the sixth PUT and answers 502 too: the branch is read once
+    more before giving up, so the commit is not taken for a failure (nor its digest withdrawn)."""
+    pull.fail_next(502, times=5, match=PUT)
+    pull.fail_next(502, store=True, match=PUT)
+    run = accept_again(tmp_path, pull, "repo")
+    assert run.code == 0, run.stderr + run.stdout
+    assert_accepted_once(pull, good_baseline)
+
+
 def test_stored_then_502_on_the_replies_and_the_sticky_comment_posts_each_once(tmp_path, pull, good_baseline):
     pull.fail_next(502, store=True, match=r"POST .*/issues/7/comments$", times=2)
     pull.fail_next(502, store=True, match=r"POST .*/check-runs$")
