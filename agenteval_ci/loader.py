@@ -22,7 +22,7 @@ from pydantic.alias_generators import to_snake
 from .errors import InputError, Problem
 from .fingerprint import metric_fingerprint
 from .metrics import REGISTRY, MetricSpec
-from .readers import _SURROGATE_ESCAPE, parse_json, read_json, read_text  # noqa: F401 - re-exported
+from .readers import may_hold_lone_surrogate, parse_json, read_json, read_text  # noqa: F401 - re-exported
 from .schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, EvalSet, Invocation
 from .schema.content import Content, FunctionCall, Part
 from .schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
@@ -160,7 +160,7 @@ def valid_eval_set_json(text: str) -> EvalSet | None:
     third faster than json.loads and then validating. Anything else (another of ADK's
     formats, or a mistake) is None and takes the path that tells them apart and says
     what is wrong where."""
-    if not text.lstrip().startswith("{") or _SURROGATE_ESCAPE.search(text):
+    if not text.lstrip().startswith("{") or may_hold_lone_surrogate(text):
         return None  # a lone surrogate: the slow path says where
     try:
         return EvalSet.model_validate_json(text)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from .errors import UsageError
+from .errors import InputError, Problem, UsageError
 from .readers import read_json
 
 MAX_ERROR_ANNOTATIONS = 10  # GitHub shows at most 10 error annotations per step
@@ -36,12 +36,18 @@ def input_flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise UsageError(f"input '{name}' must be true or false, not {value!r}")
 
 
-def read_event(path: str | None) -> dict[str, Any]:
-    """The webhook payload that triggered the run ({} outside Actions)."""
-    if not path or not Path(path).is_file():
-        return {}
+def read_event(path: str) -> dict[str, Any]:
+    """The webhook payload that triggered the run, a JSON object, through the guarded reader:
+    a folder, a missing or empty file, bytes that are not UTF-8 or deep nesting are an
+    InputError naming the file (action/event.py gives it its typed shape)."""
     data = read_json(path)
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        raise InputError(Problem(Path(path).as_posix(), "$", f"expected a JSON object (the webhook payload), not {_json_kind(data)}"))
+    return data
+
+
+def _json_kind(data: Any) -> str:
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(data), "a number")
 
 
 def _escape_data(text: str) -> str:

@@ -131,3 +131,20 @@ def test_a_yaml_without_a_mapping_is_exit_2(tmp_path, text, capsys):
     results.write_text("{}")
     assert main(["compare", str(results), "--config", str(tmp_path / "agenteval.yaml")]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, lone", [
+    (r'"\ud83d\ude00"', False), (r'"\uD83D\uDE00"', False), (r'"x"', False), (r'"\\ud800"', False),
+    (r'"\\\ud800\udc00"', False), (r'"\ud800"', True), (r'"\udc00"', True), (r'"\\ud800\udc00"', True),
+    (r'"\ud800\ud800\udc00"', True), (r'"\udc00\ud800"', True), (r'"\\\\\ud800"', True),
+])
+def test_emoji_pairs_skip_the_slow_surrogate_walk_and_lone_halves_do_not(text, lone):
+    from agenteval_ci.readers import may_hold_lone_surrogate
+
+    assert may_hold_lone_surrogate(text) is lone
+    try:
+        json.loads(text).encode("utf-8")
+        decoded_lone = False
+    except UnicodeEncodeError:
+        decoded_lone = True
+    assert decoded_lone is lone  # the quick test agrees with decoding

@@ -7,7 +7,6 @@ merge (join shard results into one verdict). See docs/action.md.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,10 +14,15 @@ import traceback
 from collections.abc import Mapping
 from pathlib import Path
 
+import pydantic
+
 from ..errors import EXIT_BUG, AgentevalError, InputError, Problem, UsageError
-from ..github import GitHubClient, GitHubError, Repo, new_session, pull_request_from
+from ..github import BadArtifact, GitHubClient, GitHubError, Repo, new_session
+from ..loader import problems_from
+from ..readers import MAX_FILE_BYTES, decode_text, parse_json
 from ..results_file import read_results, write_atomic
 from ..workflow import Runner
+from .event import PullFile, WorkflowRunEvent
 from .publish import Target, choose_baseline, publish
 from .settings import ActionSettings, settings_from_env
 
@@ -51,8 +55,7 @@ def run_suites(s: ActionSettings, out: Path) -> None:
 
 
 def target_for_pull(s: ActionSettings, repo: Repo | None) -> Target:
-    pull_data = s.event.get("pull_request")
-    pull = pull_request_from(pull_data) if pull_data else None
+    pull = s.event.pull_request.typed() if s.event.pull_request else None
     head_sha = pull.head.sha if pull else s.sha
     if repo is None:
         return Target(pull, head_sha, False, "no github-token")
@@ -68,7 +71,7 @@ def run_mode(s: ActionSettings, runner: Runner) -> int:
     run_suites(s, results_path)
     target = target_for_pull(s, repo)
     if target.pull is not None:
-        write_atomic(s.results_dir / PULL_FILE, json.dumps({"number": target.pull.number, "head_sha": target.head_sha}) + "\n")
+        write_atomic(s.results_dir / PULL_FILE, PullFile(number=target.pull.number, head_sha=target.head_sha).model_dump_json() + "\n")
     if s.shard:  # one shard's verdict is not the PR's: the merge job publishes
         runner.set_output("results-path", str(results_path))
         return 0
@@ -93,35 +96,50 @@ def publish_mode(s: ActionSettings, runner: Runner) -> int:
     repo = github_repo(s)
     if repo is None:
         raise UsageError("mode publish needs the github-token input")
-    run = s.event.get("workflow_run") or {}
-    if not run.get("id"):
-        raise UsageError("mode publish runs on a workflow_run event (see docs/workflows/fork-safe-publish.yml)")
-    files = download_results(s, repo, int(run["id"]))
+    if not isinstance(s.event, WorkflowRunEvent):
+        raise UsageError(f"mode publish runs on a workflow_run event, not {s.event_name or 'no event'!r} "
+                         "($GITHUB_EVENT_NAME; see docs/workflows/fork-safe-publish.yml)")
+    run = s.event.workflow_run
+    files = download_results(s, repo, run.id)
     results_path = s.results_dir / "results.json"
-    write_atomic(results_path, files["results.json"].decode("utf-8"))
-    pull = pull_for_run(repo, files.get(PULL_FILE), run.get("head_sha", ""))
-    target = Target(pull, run.get("head_sha", ""), True)
+    write_atomic(results_path, files["results.json"])
+    pull = pull_for_run(repo, files.get(PULL_FILE), run.head_sha)
+    target = Target(pull, run.head_sha, True)
     return publish(s, runner, repo, read_results(results_path), choose_baseline(s, repo, pull), target, results_path)
 
 
-def download_results(s: ActionSettings, repo: Repo, run_id: int) -> dict[str, bytes]:
+def download_results(s: ActionSettings, repo: Repo, run_id: int) -> dict[str, str]:
+    """The artifact's results.json and pull.json as text (an artifact a fork's run uploaded is
+    untrusted: its files go through the guarded readers like any input)."""
     artifact = next((a for a in repo.artifacts(run_id) if a.name == s.artifact_name and not a.expired), None)
     if artifact is None:
         raise UsageError(f"run {run_id} has no artifact named '{s.artifact_name}' (input artifact-name)")
-    files = {Path(name).name: data for name, data in repo.download_artifact(artifact.id).items()}
+    try:
+        files = {Path(name).name: data for name, data in repo.download_artifact(artifact.id, MAX_FILE_BYTES).items()}
+    except BadArtifact as exc:
+        raise InputError(Problem(f"artifact {s.artifact_name} of run {run_id}", "$", str(exc))) from None
     if "results.json" not in files:
         raise InputError(Problem(f"artifact {s.artifact_name}", "$", "has no results.json"))
-    return files
+    where = f"artifact {s.artifact_name} of run {run_id}: "
+    return {name: decode_text(where + name, files[name]) for name in ("results.json", PULL_FILE) if name in files}
 
 
-def pull_for_run(repo: Repo, pull_file: bytes | None, head_sha: str):
-    """The PR the artifact claims, trusted only if that PR's head is the run's head."""
-    if not pull_file:
+def read_pull_file(text: str | None, where: str = PULL_FILE) -> PullFile | None:
+    """pull.json of a results artifact: which PR and head it claims to belong to."""
+    if text is None:
         return None
     try:
-        number = int(json.loads(pull_file)["number"])
-    except (ValueError, KeyError, TypeError):
-        raise InputError(Problem(PULL_FILE, "$.number", "not a PR number")) from None
+        return PullFile.model_validate(parse_json(where, text))
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, where, PullFile)) from None
+
+
+def pull_for_run(repo: Repo, pull_file: str | None, head_sha: str):
+    """The PR the artifact claims, trusted only if that PR's head is the run's head."""
+    claimed = read_pull_file(pull_file)
+    if claimed is None:
+        return None
+    number = claimed.number
     pull = repo.pull(number)
     if pull.head.sha != head_sha:
         raise UsageError(f"PR #{number}'s head is {pull.head.sha[:7]}, not the evaluated {head_sha[:7]}; a newer run will publish")

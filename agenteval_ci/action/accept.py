@@ -8,17 +8,19 @@ commit names the blob sha it replaces, so a concurrent change is a conflict, not
 
 from __future__ import annotations
 
+import contextlib
 import difflib
-import json
 import re
+import sys
 from dataclasses import dataclass
 
 from ..baseline import baseline_from_results, dump_baseline, refuse_unsound
-from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError
-from ..github import Conflict, PullRef, PullRequest, Repo
+from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
+from ..github import Comment, Conflict, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
 from ..results_file import read_results, write_atomic
 from ..schema import Results
 from ..workflow import Runner
+from .event import IssueCommentEvent
 from .publish import BaselineChoice, Target, baseline_of, digest, project_choices, publish
 from .settings import ActionSettings
 
@@ -63,8 +65,8 @@ def parse_command(body: str) -> AcceptCommand | None:
     return AcceptCommand(cases or None, metrics or None, allow_failed)
 
 
-def reply(repo: Repo, issue: int, text: str, marker: str = REPLY_MARKER) -> None:
-    repo.create_comment(issue, f"{marker}\n{text}")
+def reply(repo: Repo, issue: int, text: str, marker: str = REPLY_MARKER) -> Comment:
+    return repo.create_comment(issue, f"{marker}\n{text}")
 
 
 def accepted_marker(number: int, text: str, login: str) -> str:
@@ -75,7 +77,7 @@ def accepted_marker(number: int, text: str, login: str) -> str:
 
 def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results:
     """The results artifact that the PR's current head commit produced."""
-    from . import PULL_FILE, download_results
+    from . import PULL_FILE, download_results, read_pull_file
 
     for run in repo.runs_for(pull.head.sha):
         if run.status != "completed" or run.head_sha != pull.head.sha:
@@ -84,11 +86,11 @@ def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results
             files = download_results(s, repo, run.id)
         except AgentevalError:
             continue  # a run of another workflow: no agenteval artifact
-        claimed = json.loads(files.get(PULL_FILE) or b"{}").get("head_sha", pull.head.sha)
-        if claimed != pull.head.sha:
+        claimed = read_pull_file(files.get(PULL_FILE))
+        if claimed is not None and claimed.head_sha not in (None, pull.head.sha):
             continue
         path = s.results_dir / "results.json"
-        write_atomic(path, files["results.json"].decode("utf-8"))
+        write_atomic(path, files["results.json"])
         return read_results(path)
     raise Refused(
         f"I found no agenteval results for this PR's head commit {pull.head.sha[:7]}. The head has moved since the "
@@ -107,10 +109,12 @@ def fork_instructions(path: str, old: str, new: str) -> str:
 def accept_mode(s: ActionSettings, runner: Runner) -> int:
     from . import github_repo
 
-    comment, issue = s.event.get("comment") or {}, s.event.get("issue") or {}
-    user = comment.get("user") or {}
-    body = comment.get("body") or ""
-    if s.event.get("action") != "created" or user.get("type") == "Bot" or REPLY_MARKER in body or "<!-- agenteval" in body:
+    event = s.event
+    if not isinstance(event, IssueCommentEvent):
+        raise UsageError(f"mode accept runs on an issue_comment event, not {s.event_name or 'no event'!r} ($GITHUB_EVENT_NAME)")
+    comment, number = event.comment, event.issue.number
+    body, user = comment.text, comment.user
+    if event.action != "created" or user.type == "Bot" or REPLY_MARKER in body or "<!-- agenteval" in body:
         print("agenteval: not a new human comment; nothing to do")
         return EXIT_PASSED
     repo = github_repo(s)
@@ -121,19 +125,25 @@ def accept_mode(s: ActionSettings, runner: Runner) -> int:
             return EXIT_PASSED
         if repo is None:
             raise Refused("the action has no github-token")
-        if "pull_request" not in issue:
+        if not event.issue.is_pull:
             raise Refused("`/agenteval accept` works on pull requests only.")
-        if repo.permission(user.get("login", "")) not in WRITER_ROLES:
-            reply(repo, issue["number"], f"Thanks @{user.get('login')}! Only people with write access to this repository can "
+        if repo.permission(user.login) not in WRITER_ROLES:
+            reply(repo, number, f"Thanks @{user.login}! Only people with write access to this repository can "
                   "accept a new baseline; a maintainer can comment `/agenteval accept` if the change is intended.")
             return EXIT_PASSED
-        repo.react(comment["id"], "eyes")
-        return accept(s, runner, repo, issue["number"], user.get("login", ""), command, comment["id"])
+        react_quietly(repo, runner, comment.id, "eyes")
+        return accept(s, runner, repo, number, user.login, command, comment.id)
     except (Refused, AgentevalError) as exc:  # e.g. a case id that is not in the results
         runner.log_untrusted(str(exc))
-        if repo is not None and issue.get("number"):
-            reply(repo, issue["number"], str(exc))
+        if repo is not None:
+            reply(repo, number, str(exc))
         return EXIT_FAILED
+    except GitHubError as exc:  # before the commit: nothing was written
+        if repo is not None and not isinstance(exc, Unreachable):
+            with contextlib.suppress(GitHubError):
+                reply(repo, number, f"GitHub failed while I was accepting: {exc}. Nothing was committed; comment "
+                      "`/agenteval accept` again once GitHub answers.")
+        raise
 
 
 def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: str, command: AcceptCommand, comment_id: int) -> int:
@@ -144,21 +154,70 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     current = repo.get_file(path, pull.head.sha)
     new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha)
     text = dump_baseline(new)
+    marker = accepted_marker(number, text, login)
     if pull.is_fork:
-        reply(repo, number, fork_instructions(path, current.text if current else "", text), accepted_marker(number, text, login))
+        reply(repo, number, fork_instructions(path, current.text if current else "", text), marker)
         return EXIT_PASSED
     if repo.pull(number).head.sha != pull.head.sha:
         raise Refused("The PR's head moved while I was preparing the baseline; comment again once its new run has finished.")
     what = " ".join(command.cases or ["all cases"]) + (f" (metrics: {', '.join(command.metrics)})" if command.metrics else "")
-    message = f"agenteval: accept baseline for {what}\n\nAccepted by @{login} in #{number} via /agenteval accept."
+    # The reply carrying the accepted digest comes first: a commit never lands without it, so
+    # the next push is never graded as a hand edit. It vouches only for the text this writer
+    # accepted, so it is harmless if the commit then fails; when we know it failed, it is withdrawn.
+    pending = reply(repo, number, f"Accepting the baseline for {what} (@{login}): committing `{path}`...", marker)
     try:
-        commit = repo.put_file(path, text, branch=pull.head.ref, message=message, blob_sha=current.sha if current else None)
+        commit = commit_baseline(repo, pull, path, text, current, f"agenteval: accept baseline for {what}\n\n"
+                                 f"Accepted by @{login} in #{number} via /agenteval accept.")
+    except (Refused, GitHubError) as exc:
+        return withdraw(repo, runner, pending, path, exc)
+    react_quietly(repo, runner, comment_id, "+1")
+    accepted = PullRequest(pull.number, PullRef(commit, pull.head.ref, pull.head.repo), pull.base, pull.state)
+    try:
+        repo.update_comment(pending.id, f"{marker}\nBaseline accepted by @{login} for {what}: committed `{path}` in {commit[:7]}.")
+        publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), s.results_dir / "results.json")
+    except GitHubError as exc:  # the acceptance stands (its digest is recorded); the next push posts the verdict
+        report_github_error(runner, f"the baseline is committed in {commit[:7]}, but posting the verdict failed: {exc}")
+        return EXIT_BUG
+    return EXIT_PASSED
+
+
+def commit_baseline(repo: Repo, pull: PullRequest, path: str, text: str, current: FileContent | None, message: str) -> str:
+    try:
+        return repo.put_file(path, text, branch=pull.head.ref, message=message, blob_sha=current.sha if current else None)
     except Conflict:
         raise Refused(f"`{path}` changed on the branch since I read it, so I did not overwrite it. Pull the latest changes "
                       "and comment `/agenteval accept` again.") from None
-    repo.react(comment_id, "+1")
-    reply(repo, number, f"Baseline accepted by @{login} for {what}: committed `{path}` in {commit[:7]}.",
-          accepted_marker(number, text, login))
-    accepted = PullRequest(pull.number, PullRef(commit, pull.head.ref, pull.head.repo), pull.base, pull.state)
-    publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), s.results_dir / "results.json")
-    return EXIT_PASSED
+
+
+def withdraw(repo: Repo, runner: Runner, pending: Comment, path: str, exc: Exception) -> int:
+    """The commit failed and the branch is as it was (the client reads the branch again before
+    it gives up): the pending reply loses its accepted digest and says what failed. With GitHub
+    unreachable we cannot know, and the digest stays (it vouches only for accepted text)."""
+    if isinstance(exc, Unreachable):
+        report_github_error(runner, str(exc))
+        return EXIT_BUG
+    why = str(exc) if isinstance(exc, Refused) else f"I could not commit `{path}`: {exc}. Nothing was written to the branch; " \
+        "comment `/agenteval accept` again once GitHub answers."
+    runner.log_untrusted(why)
+    try:
+        repo.update_comment(pending.id, f"{REPLY_MARKER}\n{why}")
+    except GitHubError as failed:
+        report_github_error(runner, f"{exc}; and the reply could not be updated: {failed}")
+        return EXIT_BUG
+    if isinstance(exc, Refused):
+        return EXIT_FAILED
+    report_github_error(runner, str(exc))
+    return EXIT_BUG
+
+
+def react_quietly(repo: Repo, runner: Runner, comment_id: int, content: str) -> None:
+    """A reaction is a courtesy: GitHub failing to store one changes nothing else."""
+    try:
+        repo.react(comment_id, content)
+    except GitHubError as exc:
+        runner.warning(f"could not react with {content} to the comment: {exc}")
+
+
+def report_github_error(runner: Runner, message: str) -> None:
+    runner.error(f"agenteval: {message}")
+    print(f"agenteval: error: {message}", file=sys.stderr)

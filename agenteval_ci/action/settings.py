@@ -6,11 +6,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ..errors import UsageError
 from ..schema.project import DEFAULT_PROJECT_FILE
-from ..workflow import input_flag, input_value, read_event
+from ..workflow import input_flag, input_value
+from .event import Event, parse_event
 
 MODES = ("auto", "run", "publish", "accept", "merge")
 FAIL_ON = ("", "regression", "threshold", "never")
@@ -27,7 +27,7 @@ class ActionSettings:
     api_url: str
     server_url: str
     event_name: str
-    event: dict[str, Any] = field(repr=False)
+    event: Event = field(repr=False)
     sha: str
     run_id: str
     workspace: Path
@@ -76,7 +76,7 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         api_url=env.get("GITHUB_API_URL") or "https://api.github.com",
         server_url=env.get("GITHUB_SERVER_URL") or "https://github.com",
         event_name=event_name,
-        event=read_event(env.get("GITHUB_EVENT_PATH")),
+        event=parse_event(env.get("GITHUB_EVENT_PATH"), event_name),
         sha=env.get("GITHUB_SHA", ""),
         run_id=env.get("GITHUB_RUN_ID", ""),
         workspace=workspace,

@@ -14,10 +14,10 @@ from .api import (
     pull_request_from,
 )
 from .client import GitHubClient, new_session
-from .errors import Conflict, Forbidden, GitHubError, NotFound, RateLimited, Unauthorized, Unreachable
+from .errors import BadArtifact, Conflict, Forbidden, GitHubError, NotFound, RateLimited, Unauthorized, Unreachable
 
 __all__ = [
-    "ACTIONS_BOT", "Annotation", "Artifact", "CheckRun", "Comment", "Conflict", "FileContent", "Forbidden", "GitHubClient",
+    "ACTIONS_BOT", "Annotation", "Artifact", "BadArtifact", "CheckRun", "Comment", "Conflict", "FileContent", "Forbidden", "GitHubClient",
     "GitHubError", "NotFound", "PullRef", "PullRequest", "RateLimited", "Repo", "Unauthorized", "Unreachable", "WorkflowRun",
     "new_session", "pull_request_from",
 ]

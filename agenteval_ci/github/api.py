@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .client import GitHubClient
-from .errors import Conflict, Forbidden, GitHubError, NotFound
+from .errors import BadArtifact, Conflict, Forbidden, GitHubError, NotFound
 
 ANNOTATIONS_PER_REQUEST = 50  # GitHub's limit per check-run create/update call
 ACTIONS_BOT = "github-actions[bot]"  # who an Actions GITHUB_TOKEN comments as
@@ -32,14 +32,21 @@ class Comment:
 @dataclass(frozen=True)
 class Identity:
     """Who the token comments as: a user's login (a PAT: GET /user answers), or, for an
-    installation token (GET /user is 403), the Actions bot or the app whose token it is."""
+    installation token (GET /user is 403), the Actions bot or the app whose token it is.
+
+    A PAT also owns the Actions bot's comments: only a workflow of this repository with a
+    write token can write as github-actions[bot], so a workflow that switched from
+    GITHUB_TOKEN to a PAT keeps editing its one sticky comment (and its accept replies
+    still count). The other way round is not possible: a user's comment is never ours
+    under an installation token, since we cannot tell which user a past PAT was."""
 
     login: str | None
 
     def owns(self, comment: Comment) -> bool:
+        actions_bot = comment.author_type == "Bot" and comment.author == ACTIONS_BOT
         if self.login is not None:
-            return comment.author == self.login
-        return comment.author_type == "Bot" and (comment.author == ACTIONS_BOT or comment.via_app)
+            return comment.author == self.login or actions_bot
+        return actions_bot or (comment.author_type == "Bot" and comment.via_app)
 
 
 @dataclass(frozen=True)
@@ -223,18 +230,35 @@ class Repo:
     def put_file(self, path: str, text: str, *, branch: str, message: str, blob_sha: str | None) -> str:
         """Commit `text` to `branch`; `blob_sha` (None for a new file) makes a concurrent change a Conflict.
 
-        Returns the new commit's sha.
+        Returns the new commit's sha. Like a create, a PUT whose answer was lost (a 5xx, a
+        dropped connection) is not resent blindly: GitHub may have committed it, and resending
+        the old blob sha would then be a conflict with our own commit. The branch is read again:
+        our text there is our commit; the old file untouched means send again.
         """
         body = {"message": message, "content": base64.b64encode(text.encode("utf-8")).decode("ascii"), "branch": branch}
         if blob_sha:
             body["sha"] = blob_sha
+
+        def look_again() -> dict[str, Any] | None:
+            now = self.get_file(path, branch)
+            if now is not None and now.text == text:
+                return {"commit": {"sha": self.last_commit(branch, path)}}
+            if (now.sha if now else None) != blob_sha:
+                raise Conflict("PUT", f"{self.base}/contents/{path}", 409, "the file changed on the branch meanwhile")
+            return None
+
         try:
-            data = self.client.json("PUT", f"{self.base}/contents/{path}", json=body)
+            data = self.client.create(f"{self.base}/contents/{path}", body, look_again, method="PUT")
         except GitHubError as exc:
             if exc.status == 422:  # "sha wasn't supplied": the file appeared since we looked
                 raise Conflict(exc.method, exc.path, exc.status, exc.message) from None
             raise
         return data["commit"]["sha"]
+
+    def last_commit(self, branch: str, path: str) -> str:
+        """The newest commit on `branch` that changed `path`."""
+        found = self.client.json("GET", f"{self.base}/commits", params={"sha": branch, "path": path, "per_page": 1})
+        return found[0]["sha"] if found else ""
 
     # actions runs and artifacts -----------------------------------------------------
     def runs_for(self, head_sha: str) -> list[WorkflowRun]:
@@ -245,11 +269,20 @@ class Repo:
         found = self.client.paginate(f"{self.base}/actions/runs/{run_id}/artifacts", key="artifacts")
         return [Artifact(a["id"], a["name"], bool(a.get("expired"))) for a in found]
 
-    def download_artifact(self, artifact_id: int) -> dict[str, bytes]:
-        """The artifact's files by name (GitHub serves a zip, usually via a redirect)."""
+    def download_artifact(self, artifact_id: int, max_file_bytes: int = 256 * 1024 * 1024) -> dict[str, bytes]:
+        """The artifact's files by name (GitHub serves a zip, usually via a redirect). A file
+        larger than `max_file_bytes` unpacked is refused before it is inflated (a zip bomb)."""
         response = self.client.send("GET", f"{self.base}/actions/artifacts/{artifact_id}/zip")
-        with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
-            return {name: archive.read(name) for name in archive.namelist() if not name.endswith("/")}
+        try:
+            with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+                files = [info for info in archive.infolist() if not info.is_dir()]
+                for info in files:
+                    if info.file_size > max_file_bytes:
+                        raise BadArtifact(f"artifact {artifact_id}: {info.filename} is {info.file_size:,} bytes unpacked; "
+                                          f"the limit is {max_file_bytes:,}")
+                return {info.filename: archive.read(info) for info in files}
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
+            raise BadArtifact(f"artifact {artifact_id} is not a readable zip archive: {exc}") from None
 
 
 def _annotation(a: Annotation) -> dict[str, Any]:

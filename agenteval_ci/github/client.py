@@ -138,27 +138,31 @@ class GitHubClient:
             return self.backoff_seconds * 2**attempt
         return None
 
-    def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None]) -> Any:
-        """POST something new, once: after a 5xx or a lost connection, `look_again()` (the
-        thing as GitHub lists it, or None) is asked before posting again."""
+    def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None], method: str = "POST") -> Any:
+        """POST (or PUT) something new, once: after a 5xx or a lost connection, `look_again()`
+        (the thing as GitHub lists it, or None) is asked before sending again, and once more
+        before giving up, so a failure raised here means it was not stored as far as GitHub says."""
         attempt = 0
         while True:
             try:
-                return self.json("POST", path, json=body, idempotent=False)
+                return self.json(method, path, json=body, idempotent=False)
             except GitHubError as exc:
-                if not maybe_stored(exc) or attempt >= self.max_retries:
-                    if isinstance(exc, Unreachable):
-                        raise Unreachable(exc.method, path, self.api_url, attempt + 1, exc.message) from None
+                if not maybe_stored(exc):
                     raise
+                failure = exc
             self.sleep(self.backoff_seconds * 2**attempt)
             found = look_again()
             if found is not None:
                 return found
+            if attempt >= self.max_retries:
+                if isinstance(failure, Unreachable):
+                    raise Unreachable(failure.method, path, self.api_url, attempt + 1, failure.message) from None
+                raise failure
             attempt += 1
 
     def json(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> Any:
         response = self.send(method, path, idempotent=idempotent, **kwargs)
-        return response.json() if response.content else None
+        return _body(response, method, path) if response.content else None
 
     def paginate(self, path: str, *, key: str | None = None, params: dict[str, Any] | None = None) -> Iterator[Any]:
         """Every item of a listing; `key` names the list inside an object page (`workflow_runs`)."""
@@ -166,7 +170,18 @@ class GitHubClient:
         query = {"per_page": 100, **(params or {})}
         while url:
             response = self.send("GET", url, params=query)
-            page = response.json()
-            yield from (page[key] if key else page)
+            page = _body(response, "GET", path)
+            items = page.get(key) if key and isinstance(page, dict) else page
+            if not isinstance(items, list):
+                raise GitHubError("GET", path, response.status_code, f"answered a page that is not a list{f' of {key}' if key else ''}")
+            yield from items
             url = response.links.get("next", {}).get("url")
             query = None  # the next link carries the query
+
+
+def _body(response: requests.Response, method: str, path: str) -> Any:
+    """The JSON of an answer; a proxy's HTML page in its place is a GitHubError, not a traceback."""
+    try:
+        return response.json()
+    except ValueError:
+        raise GitHubError(method, path, response.status_code, f"answered with a body that is not JSON: {response.text[:100]!r}") from None

@@ -47,6 +47,10 @@ class Unreachable(GitHubError):
         return f"GitHub API at {self.api_url} unreachable after {self.tries} {'try' if self.tries == 1 else 'tries'}: {self.message}"
 
 
+class BadArtifact(Exception):
+    """An artifact that is not a zip, or holds a file larger than we read (a fork's run uploads it)."""
+
+
 def error_for(method: str, path: str, status: int, message: str) -> GitHubError:
     kind = {401: Unauthorized, 403: Forbidden, 404: NotFound, 409: Conflict, 429: RateLimited}.get(status, GitHubError)
     return kind(method, path, status, message)

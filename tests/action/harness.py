@@ -67,12 +67,12 @@ def rubric_yes(request) -> dict:
     return json_reply({"rubrics": [{"id": i, "rationale": "fine", "verdict": "yes"} for i in ids]})
 
 
-def results_text(repo: Path) -> str:
+def results_text(repo: Path, *args: str) -> str:
     """Results of running the repo's agent in-process (what a run's artifact holds); the
     judged cases the committed judge cache does not know are judged by a fake Gemini."""
     out = repo / "results-for-test.json"
     with FakeGemini(responder=rubric_yes) as gemini, _environ(gemini.env()):
-        cli_main(["run", "--config", str(repo / "agenteval.yaml"), "--json", str(out), "--no-gate"])
+        cli_main(["run", "--config", str(repo / "agenteval.yaml"), "--json", str(out), "--no-gate", *args])
     text = out.read_text()
     out.unlink()
     return text

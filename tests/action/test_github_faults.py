@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from tests.fakes.github import write_token
+
 from .harness import HEAD_SHA, make_repo, pull_request_event, run_action
 from .test_run_mode import open_pull
 
@@ -37,3 +39,31 @@ def test_github_unreachable_while_posting_is_exit_3_with_the_verdict_kept(tmp_pa
     out = repo / "agenteval-results"
     assert {"results.json", "comment.md", "report.html", "junit.xml"} <= {p.name for p in out.iterdir()}
     assert github.all_comments() == [] and github.check_runs == {}
+
+
+def test_connections_dropped_then_recovered_leave_one_comment_and_one_check(tmp_path, github, good_baseline):
+    """Each create's first attempt loses its connection (one after GitHub stored it, one before);
+    a listing drops too. A refused TCP connection takes the same path: tests/github/test_client.py."""
+    open_pull(github, good_baseline)
+    github.fail_next(drop=True, store=True, match=r"POST .*/issues/7/comments$")
+    github.fail_next(drop=True, match=r"GET .*/issues/7/comments$")
+    github.fail_next(drop=True, match=r"POST .*/check-runs$")
+    repo = make_repo(tmp_path / "repo", broken=True)
+    run = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), extra_env=FAST)
+    assert run.code == 1, run.stderr
+    (comment,) = github.all_comments()
+    assert MARKER in comment["body"] and run.outputs["comment-url"] == comment["html_url"]
+    (check,) = github.check_runs.values()
+    assert check["head_sha"] == HEAD_SHA and check["conclusion"] == "failure"
+
+
+def test_switching_from_github_token_to_a_pat_keeps_one_sticky_comment(tmp_path, github, good_baseline):
+    open_pull(github, good_baseline)
+    github.add_token("ghp_fake_pat", write_token("maintainer", pat=True))
+    repo = make_repo(tmp_path / "repo", broken=True)
+    first = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), extra_env=FAST)
+    second = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), token="ghp_fake_pat", extra_env=FAST)
+    assert (first.code, second.code) == (1, 1), second.stderr
+    (comment,) = github.all_comments()
+    assert comment["user"]["login"] == "github-actions[bot]" and MARKER in comment["body"]
+    assert first.outputs["comment-url"] == second.outputs["comment-url"] == comment["html_url"]

@@ -53,3 +53,15 @@ def test_shards_then_merge_give_one_verdict_one_comment_one_check(tmp_path, gith
     results = json.loads((repo / "agenteval-results" / "results.json").read_text())
     assert len(results["cases"]) == 11
     assert len(github.all_comments()) == 1 and len(github.check_runs) == 1
+
+
+def test_publish_refuses_an_artifact_that_is_not_a_zip_or_not_utf8(tmp_path, github):
+    """A fork's run uploads the artifact: it is input like any file, exit 2 naming it."""
+    run_id = github.add_run(HEAD_SHA, {"agenteval-results": {"results.json": b"{\"x\": \"caf\xe9\"}"}})
+    event = {"action": "completed", "workflow_run": {"id": run_id, "head_sha": HEAD_SHA}}
+    run = run_action(tmp_path, make_repo(tmp_path / "repo"), github.base_url, "workflow_run", event)
+    assert run.code == 2 and f"artifact agenteval-results of run {run_id}: results.json: not UTF-8" in run.stderr, run.stderr
+    (artifact_id,) = [a for a, v in github.artifacts.items() if v["run_id"] == run_id]
+    github.artifacts[artifact_id]["zip"] = b"not a zip"
+    run = run_action(tmp_path, make_repo(tmp_path / "repo2"), github.base_url, "workflow_run", event)
+    assert run.code == 2 and "is not a readable zip archive" in run.stderr and "Traceback" not in run.stderr, run.stderr

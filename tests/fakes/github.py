@@ -2,7 +2,7 @@
 
 Point the action at it with `GITHUB_API_URL=server.base_url`. It keeps issue comments,
 reactions, check runs, commit statuses, collaborators, pull requests, files per ref
-(with git blob shas), workflow runs and their artifacts (served as zips through a
+(with git blob shas), the commits its contents PUTs made, workflow runs and their artifacts (served as zips through a
 redirect, as GitHub does). Like GitHub it checks the bearer token (401) and the
 token's permissions per scope (403 "Resource not accessible by integration"), pages
 listings with `Link` headers, rejects more than 50 annotations per request and a
@@ -96,6 +96,7 @@ ROUTES = [
     _Route("GET", r"/commits/(?P<sha>[0-9a-f]+)/check-runs", "checks", READ, "list_checks"),
     _Route("PATCH", r"/check-runs/(?P<id>\d+)", "checks", WRITE, "update_check"),
     _Route("POST", r"/statuses/(?P<sha>[0-9a-f]+)", "statuses", WRITE, "create_status"),
+    _Route("GET", r"/commits", "contents", READ, "list_commits"),
     _Route("GET", r"/contents/(?P<path>.+)", "contents", READ, "get_contents"),
     _Route("PUT", r"/contents/(?P<path>.+)", "contents", WRITE, "put_contents"),
     _Route("GET", r"/actions/runs", "actions", READ, "list_runs"),
@@ -361,6 +362,12 @@ class FakeGitHub:
                 pull["head"]["sha"] = commit_sha
         return (200 if current is not None else 201), {}, {
             "content": {"path": path, "sha": blob_sha(text)}, "commit": {"sha": commit_sha, "message": body["message"]}}
+
+    def _list_commits(self, query: dict[str, str], **_: Any) -> tuple[int, dict[str, str], Any]:
+        """Commits the contents API made on a branch (`sha`), newest first, touching `path` if given."""
+        found = [{"sha": c["sha"], "commit": {"message": c["message"]}} for c in reversed(self.commits)
+                 if c["branch"] == query.get("sha", c["branch"]) and c["path"] == query.get("path", c["path"])]
+        return self._page(f"/repos/{self.repo}/commits", found, query)
 
     def _list_runs(self, query: dict[str, str], **_: Any) -> tuple[int, dict[str, str], Any]:
         runs = [r for r in self.runs if r["head_sha"] == query.get("head_sha", r["head_sha"])]

@@ -128,6 +128,16 @@ def test_an_app_token_owns_its_app_comments_and_a_pat_its_user_comments(fake):
         ("intruder", f"{MARKER} someone else"), ("maintainer", f"{MARKER} pat again")]
 
 
+def test_a_pat_keeps_the_sticky_comment_the_actions_bot_wrote_but_not_the_reverse(fake):
+    fake.add_token("pat", write_token("maintainer", pat=True))
+    bot = repo_for(fake).upsert_comment(7, MARKER, f"{MARKER} by GITHUB_TOKEN")
+    assert repo_for(fake, token="pat").upsert_comment(7, MARKER, f"{MARKER} by a PAT").id == bot.id
+    assert [c["body"] for c in fake.comments[7]] == [f"{MARKER} by a PAT"]
+    repo_for(fake, token="pat").upsert_comment(8, MARKER, f"{MARKER} by a PAT")
+    repo_for(fake).upsert_comment(8, MARKER, f"{MARKER} by GITHUB_TOKEN")  # a user's comment is never the bot's
+    assert [c["user"]["login"] for c in fake.comments[8]] == ["maintainer", "github-actions[bot]"]
+
+
 def test_a_create_stored_before_a_502_is_not_posted_twice(fake):
     fake.fail_next(502, store=True, match="POST .*/comments$")
     comment = repo_for(fake).upsert_comment(7, MARKER, f"{MARKER} v1")
@@ -200,3 +210,43 @@ def test_a_timeout_is_retried_like_a_lost_connection():
         with pytest.raises(Unreachable) as info:
             client.json("GET", "repos/octo/agent/pulls/7")
     assert "unreachable after 2 tries" in str(info.value) and "timed out" in str(info.value) and sleeps == [0.01]
+
+
+@pytest.mark.parametrize("body", [b"<html>502 Bad Gateway</html>", b'{"comments": 1}'])
+def test_an_answer_that_is_not_githubs_json_is_a_github_error(body):
+    """A proxy's HTML page in a 200, or a page of the wrong shape: one clear error, not a traceback."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Proxy(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client = GitHubClient(new_session(TOKEN), f"http://127.0.0.1:{server.server_address[1]}")
+        with pytest.raises(GitHubError, match="not JSON|not a list"):
+            Repo(client, "octo/agent").comments(7)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_artifact_that_is_no_zip_or_too_large_unpacked_is_refused(fake):
+    from agenteval_ci.github import BadArtifact
+
+    run_id = fake.add_run("abc", {"agenteval-results": {"results.json": b"{}" + b" " * 5000}})
+    repo = repo_for(fake)
+    (artifact,) = repo.artifacts(run_id)
+    with pytest.raises(BadArtifact, match="results.json is 5,002 bytes unpacked; the limit is 1,000"):
+        repo.download_artifact(artifact.id, max_file_bytes=1000)
+    fake.artifacts[artifact.id]["zip"] = b"not a zip"
+    with pytest.raises(BadArtifact, match="not a readable zip archive"):
+        repo.download_artifact(artifact.id)
