@@ -11,15 +11,15 @@ FROM ${BASE_IMAGE} AS build
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore \
-    UV_NO_CACHE=1 \
-    UV_COMPILE_BYTECODE=1
+    UV_NO_CACHE=1
 RUN pip install --no-cache-dir uv==0.13.9
 
 # agenteval's own environment, from the lock alone so this layer is reused until the lock changes.
-# Test folders are never imported at run time.
-COPY requirements-action.txt /tmp/requirements-action.txt
+# Bytecode only for the modules a run imports; test folders are never imported at run time.
+COPY requirements-action.txt scripts/precompile_imports.py /tmp/
 RUN python -m venv --without-pip /opt/agenteval \
     && uv pip install --python /opt/agenteval/bin/python -r /tmp/requirements-action.txt \
+    && /opt/agenteval/bin/python /tmp/precompile_imports.py /opt/agenteval \
     && find /opt/agenteval -depth -type d -name tests -prune -exec rm -rf {} +
 
 # The agent environment the workflow's `install` fills: sees agenteval's packages, keeps their
@@ -39,6 +39,6 @@ COPY --from=build /opt/agenteval /opt/agenteval
 COPY --from=build /opt/agent-env /opt/agent-env
 COPY agenteval_ci /app/agenteval_ci
 COPY entrypoint.py /app/entrypoint.py
-RUN /opt/agenteval/bin/python -m compileall -q /app/agenteval_ci
+RUN /opt/agenteval/bin/python -m compileall -q --invalidation-mode unchecked-hash /app/agenteval_ci
 
 ENTRYPOINT ["/opt/agenteval/bin/python", "/app/entrypoint.py"]

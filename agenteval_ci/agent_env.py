@@ -28,8 +28,9 @@ from .errors import UsageError
 ENV_VAR = "AGENTEVAL_AGENT_ENV"  # set by the image: where the agent environment is
 CONSTRAINTS = "agenteval-constraints.txt"
 PTH_FILE = "agenteval.pth"
-# The agent environment's own installer; which versions it has changes nothing in the agent's process.
-INSTALLER_TOOLS = frozenset({"pip", "setuptools", "wheel", "agenteval-ci"})
+# Not pinned for the agent environment: its installer's tools (which versions they have changes
+# nothing in the agent's process) and agenteval itself (never a distribution in the image).
+UNPINNED = frozenset({"pip", "setuptools", "wheel", "agenteval-ci"})
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def versions_in(paths: Iterable[str]) -> dict[str, str]:
 
 
 def our_versions() -> dict[str, str]:
-    return {name: v for name, v in versions_in(sys.path).items() if name not in INSTALLER_TOOLS}
+    return {name: v for name, v in versions_in(sys.path).items() if name not in UNPINNED}
 
 
 def installer_dir() -> str | None:
@@ -128,15 +129,15 @@ def conflict_lines(output: str) -> list[str]:
     return block
 
 
-def run_install(command: str, cwd: Path, env: Mapping[str, str]) -> str:
-    """Runs the workflow author's command, echoing its output to the log and keeping it."""
-    done = subprocess.Popen(command, shell=True, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+def run_install(command: str, cwd: Path, env: Mapping[str, str]) -> None:
+    """Runs the workflow author's command, echoing its output to the log and keeping it to name a conflict."""
+    process = subprocess.Popen(command, shell=True, cwd=cwd, env=dict(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     kept = []
-    assert done.stdout is not None
-    for line in done.stdout:
+    assert process.stdout is not None
+    for line in process.stdout:
         print(line, end="", flush=True)
         kept.append(line)
-    if done.wait() != 0:
+    if process.wait() != 0:
         conflict = conflict_lines("".join(kept))
         if conflict:
             raise UsageError(
@@ -144,13 +145,12 @@ def run_install(command: str, cwd: Path, env: Mapping[str, str]) -> str:
                 "the agent runs inside agenteval's process, so it must work with agenteval's versions "
                 "(docs/action.md, 'Your dependencies')")
         raise UsageError(f"the 'install' command failed: {command}")
-    return "".join(kept)
 
 
 def shadowed(agent_site: Path, ours: Mapping[str, str]) -> list[Shadowed]:
     theirs = versions_in([str(agent_site)])
     return [Shadowed(name, v, ours[name]) for name, v in sorted(theirs.items())
-            if name in ours and ours[name] != v and name not in INSTALLER_TOOLS]
+            if name in ours and ours[name] != v and name not in UNPINNED]
 
 
 def use_agent_env(agent: AgentEnv) -> None:
