@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import yaml
 
-from .harness import EXAMPLE, ROOT
+from .harness import EXAMPLE, ROOT, pull_request_event, run_action
 from .test_lint import check, tool
 
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -59,9 +59,16 @@ def test_the_self_test_runs_this_checkout_on_the_bundled_example():
     assert steps["Run the action on the broken copy"]["continue-on-error"] is True
 
 
-def test_the_self_tests_broken_copy_differs_from_the_example(tmp_path):
-    shutil.copytree(EXAMPLE, tmp_path / "examples" / "home_automation")
-    script = self_test_steps()["Break a copy of the example"]["run"]
-    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=30)
+def test_the_self_tests_broken_copy_fails_the_gate_as_the_workflow_expects(tmp_path):
+    workspace = tmp_path / "workspace"
+    shutil.copytree(EXAMPLE, workspace / "examples" / "home_automation", ignore=shutil.ignore_patterns("__pycache__"))
+    steps = self_test_steps()
+    done = subprocess.run(["bash", "-c", steps["Break a copy of the example"]["run"]], cwd=workspace,
+                          capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
-    assert "temperature=int(match[1]) + 1)" in (tmp_path / "self-test-broken" / "agent.py").read_text()
+    assert "temperature=int(match[1]) + 1)" in (workspace / "self-test-broken" / "agent.py").read_text()
+    step = steps["Run the action on the broken copy"]["with"]
+    run = run_action(tmp_path, workspace, "http://127.0.0.1:9", "pull_request", pull_request_event(),
+                     inputs={k: str(v) for k, v in step.items()}, token=step["github-token"])
+    assert run.code == 1, run.stdout + run.stderr
+    assert run.outputs["verdict"] == "failed" and int(run.outputs["regressions"]) >= 1
