@@ -115,10 +115,16 @@ def create(root: Path) -> AgentEnv:
     return agent
 
 
+CONFLICT_HEADERS = (
+    "The conflict is caused by:",  # pip's resolver
+    "No solution found when resolving dependencies",  # uv
+)
+
+
 def conflict_lines(output: str) -> list[str]:
-    """The lines under pip's "The conflict is caused by:" (pip's wording since its 2020 resolver)."""
+    """The lines under pip's or uv's header of an unsatisfiable set of requirements."""
     lines = output.splitlines()
-    start = next((i for i, line in enumerate(lines) if "conflict is caused by" in line), None)
+    start = next((i for i, line in enumerate(lines) if any(h in line for h in CONFLICT_HEADERS)), None)
     if start is None:
         return []
     block = []

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval_ci.agent_env import ENV_VAR, PTH_FILE, create
+from agenteval_ci.agent_env import ENV_VAR, PTH_FILE, conflict_lines, create
 
 from .harness import make_repo, pull_request_event, run_action
 from .test_run_mode import open_pull
@@ -91,3 +91,27 @@ def test_an_agent_importing_a_package_the_install_added_passes(tmp_path, github,
     assert run.outputs["verdict"] == "passed" and "home-helpers" in installed_in(agent_env)
     (check,) = github.check_runs.values()
     assert check["conclusion"] == "success"
+
+
+PIP_CONFLICT = """\
+ERROR: Cannot install google-adk==1.18.0 because these package versions have conflicting dependencies.
+
+The conflict is caused by:
+    The user requested google-adk==1.18.0
+    The user requested (constraint) google-adk==2.13.0
+
+To fix this you could try to:
+"""
+UV_CONFLICT = """\
+Using Python 3.11.7 environment at: /opt/agent-env
+error: No solution found when resolving dependencies
+  cause: Because all versions of legacy-lib depend on pydantic<2.10 and pydantic==2.14.3, we can conclude that all versions of legacy-lib cannot be used.
+         And because you require legacy-lib, we can conclude that your requirements are unsatisfiable.
+"""
+
+
+def test_the_conflict_is_read_from_pips_and_uvs_own_words():
+    assert conflict_lines(PIP_CONFLICT) == ["The user requested google-adk==1.18.0", "The user requested (constraint) google-adk==2.13.0"]
+    (cause, more) = conflict_lines(UV_CONFLICT)
+    assert "legacy-lib depend on pydantic<2.10 and pydantic==2.14.3" in cause and more.startswith("And because")
+    assert conflict_lines("ERROR: No matching distribution found for nothing-here") == []
