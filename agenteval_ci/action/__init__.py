@@ -8,7 +8,6 @@ merge (join shard results into one verdict). See docs/action.md.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import traceback
 from collections.abc import Mapping
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import pydantic
 
+from ..agent_env import run_install, use_agent_env
 from ..errors import EXIT_BUG, AgentevalError, InputError, Problem, UsageError
 from ..github import BadArtifact, GitHubClient, GitHubError, Repo, new_session
 from ..loader import problems_from
@@ -36,12 +36,15 @@ def github_repo(s: ActionSettings) -> Repo | None:
 
 
 def install_requirements(s: ActionSettings) -> None:
-    """The workflow author's `install` command (never anything from a PR comment)."""
-    if not s.install:
-        return
-    print(f"agenteval: installing: {s.install}", flush=True)
-    if subprocess.run(s.install, shell=True, cwd=s.workspace).returncode != 0:
-        raise UsageError(f"the 'install' command failed: {s.install}")
+    """The workflow author's `install` command (never anything from a PR comment); in the image,
+    into the agent environment beside agenteval's own (agent_env.py)."""
+    agent = s.agent_env
+    if s.install:
+        print(f"agenteval: installing: {s.install}", flush=True)
+        env = agent.install_env(os.environ) if agent else os.environ
+        run_install(s.install, s.workspace, env)
+    if agent:
+        use_agent_env(agent)
 
 
 def run_suites(s: ActionSettings, out: Path) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..agent_env import AgentEnv, agent_env_from
 from ..errors import UsageError
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ..workflow import input_flag, input_value
@@ -43,6 +44,7 @@ class ActionSettings:
     artifact_name: str
     check_name: str
     github_backoff_seconds: float = 0.5  # the first retry's wait; doubles up to 5 retries
+    agent_env: AgentEnv | None = None  # the image's environment for the user's packages (agent_env.py)
 
     @property
     def run_url(self) -> str:
@@ -92,6 +94,7 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         artifact_name=input_value(env, "artifact-name", "agenteval-results"),
         check_name=f"agenteval ({suite})" if suite else "agenteval",
         github_backoff_seconds=backoff_seconds(env.get("AGENTEVAL_GITHUB_BACKOFF_SECONDS", "0.5")),
+        agent_env=agent_env_from(env),
     )
 
 
