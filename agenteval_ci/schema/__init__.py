@@ -13,6 +13,7 @@ from .eval_config import (
     RubricsBasedCriterion,
     SafetyCriterion,
     SingleToolUseCriterion,
+    ToolArgsCriterion,
     ToolTrajectoryCriterion,
     UserSimulatorConfig,
 )
