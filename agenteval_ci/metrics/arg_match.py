@@ -39,11 +39,9 @@ class ArgCheck:
     note: str = ""  # why it failed, down to the nested path
 
     def to_json(self) -> dict[str, Any]:
+        """As the results file's ArgumentCheck holds it: an absent side is left out."""
         out: dict[str, Any] = {"path": self.path, "rule": self.rule, "matched": self.matched}
-        if self.expected is not ABSENT:
-            out["expected"] = self.expected
-        if self.actual is not ABSENT:
-            out["actual"] = self.actual
+        out.update({side: value for side, value in (("expected", self.expected), ("actual", self.actual)) if value is not ABSENT})
         if self.note:
             out["note"] = self.note
         return out
@@ -238,6 +236,9 @@ def compare_args(expected: Optional[dict[str, Any]], actual: Optional[dict[str, 
     root = rules.root
     if root.rule == "ignore":
         return []
+    if root.rule == "exact" and (expected is None) != (actual is None) and not (expected or actual):
+        # ADK's equality: no args at all (null) is not an empty args object.
+        return [ArgCheck("$", "exact", expected, actual, False, f"at $: expected {_shown(expected)}, got {_shown(actual)} (exact)")]
     entries = _object_entries(expected or {}, actual or {}, (), rules, root.rule)
     checks = []
     for key, e, a, verdict in entries:

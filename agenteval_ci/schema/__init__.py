@@ -32,6 +32,8 @@ from .eval_set import (
 )
 from .results import (
     SCHEMA_VERSION,
+    AlignedCall,
+    ArgumentCheck,
     CaseResult,
     InvocationScore,
     JudgeUsage,

@@ -34,7 +34,7 @@ def parse_path(path: str) -> tuple[PathStep, ...]:
     """`legs[*].from` -> ('legs', '*', 'from'); `$` -> (). Raises ValueError on bad syntax."""
     if path == ROOT:
         return ()
-    text = path[1:] if path.startswith("$.") or path.startswith("$[") else path
+    text = path[2:] if path.startswith("$.") else path[1:] if path.startswith("$[") else path
     steps: list[PathStep] = []
     position = 0
     while position < len(text):
@@ -88,6 +88,10 @@ class ArgRule(StrictModel):
                 return {"rule": name}
             if not isinstance(options, dict):
                 raise ValueError(f"the options of {name!r} are an object, e.g. {_EXAMPLES.get(name, '{}')}; got {options!r}")
+            foreign = sorted(str(option) for option in options if option not in _OPTIONS_OF.get(name, ()))
+            if foreign:
+                allowed = ", ".join(_OPTIONS_OF.get(name, ())) or "none"
+                raise ValueError(f"{name} does not take {', '.join(foreign)} (its options: {allowed})")
             return {"rule": name, **options}
         return value
 
