@@ -63,33 +63,35 @@ def align(expected: list[FunctionCall], actual: list[FunctionCall], rules: RuleB
         for j, a in enumerate(actual)
         if e.name == a.name
     }
+    sims = {pair: similarity(found) for pair, found in checks.items()}
     n, m = len(expected), len(actual)
     # best[i][j]: (total similarity, pairs) aligning expected[i:] with actual[j:]
     best = [[(0.0, 0)] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
         for j in range(m - 1, -1, -1):
             options = [best[i + 1][j], best[i][j + 1]]
-            if (i, j) in checks:
+            if (i, j) in sims:
                 total, pairs = best[i + 1][j + 1]
-                options.append((total + similarity(checks[i, j]), pairs + 1))
+                options.append((total + sims[i, j], pairs + 1))
             best[i][j] = max(options)
-    return _walk(expected, actual, checks, best)
+    return _walk(expected, actual, checks, sims, best)
 
 
 def _walk(
     expected: list[FunctionCall],
     actual: list[FunctionCall],
     checks: dict[tuple[int, int], list[ArgCheck]],
+    sims: dict[tuple[int, int], float],
     best: list[list[tuple[float, int]]],
 ) -> list[AlignedStep]:
     """Read the chosen pairs and gaps off the table, first call first."""
     steps: list[AlignedStep] = []
     i = j = 0
     while i < len(expected) or j < len(actual):
-        if i < len(expected) and j < len(actual) and (i, j) in checks:
+        if (i, j) in sims:
             total, pairs = best[i + 1][j + 1]
-            if best[i][j] == (total + similarity(checks[i, j]), pairs + 1):
-                steps.append(AlignedStep(i, j, expected[i].name or "", similarity(checks[i, j]), tuple(checks[i, j])))
+            if best[i][j] == (total + sims[i, j], pairs + 1):
+                steps.append(AlignedStep(i, j, expected[i].name or "", sims[i, j], tuple(checks[i, j])))
                 i, j = i + 1, j + 1
                 continue
         if i < len(expected) and (j == len(actual) or best[i][j] == best[i + 1][j]):

@@ -151,3 +151,19 @@ def test_bad_rules_are_refused_with_the_reason(tool_rules, message):
     with pytest.raises(pydantic.ValidationError) as raised:
         ToolArgsCriterion.model_validate({"threshold": 1, "tool_args": {"t": tool_rules}})
     assert message in str(raised.value)
+
+
+def test_the_example_in_docs_metrics_md_is_a_valid_suite():
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from agenteval_ci.schema.project import ProjectConfig
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    block = re.search(r"```yaml\n(suites:.*?)```", doc, re.S)[1]
+    suite = ProjectConfig.model_validate(yaml.safe_load(block)).suites[0]
+    assert suite.tool_args["search_flights"]["$"].rule == "superset"
+    assert suite.tool_args["search_flights"]["max_price"].label() == "number (abs 5, rel 0.02)"
+    assert set(suite.criteria) == {"tool_trajectory_alignment_score", "tool_argument_match_score"}
