@@ -430,6 +430,11 @@ def _read_criterion(
     except pydantic.ValidationError as exc:
         problems.extend(problems_from(exc, file, spec.criterion_type, prefix=at))
         return None
+    if isinstance(criterion, ToolArgsCriterion) and criterion.model_extra:
+        # Our own metric: google-adk never reads it, so an unknown key is a typo, not an ADK quirk.
+        known = ", ".join(ToolArgsCriterion.model_fields)
+        problems.extend(Problem(file, f"{at}.{key}", f"unknown key {key!r}; {spec.name} reads: {known}") for key in criterion.model_extra)
+        return None
     for key in criterion.model_extra or {}:
         hint = ""
         if key in ("judge_model", "judgeModel", "num_samples", "numSamples"):

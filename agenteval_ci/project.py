@@ -137,8 +137,7 @@ def _with_suite_options(file: str, at: str, suite: SuiteConfig, eval_sets: list[
     problems: list[Problem] = []
     warnings: list[Problem] = []
     extra: list[ConfiguredMetric] = read_criteria(file, f"{at}.criteria", suite.criteria, problems, warnings)
-    if warnings:  # our own file: an unused key is a mistake, not a google-adk quirk
-        problems.extend(Problem(w.file, w.json_path, w.message.replace("; google-adk ignores it", "")) for w in warnings)
+    problems.extend(warnings)  # our own file: a key no metric reads is a mistake, not a google-adk quirk
     if suite.tool_args or extra:
         expected = expected_args_by_tool(case for s in eval_sets for case in s.cases)
         problems.extend(rule_problems(file, f"{at}.tool_args", suite.tool_args, expected))

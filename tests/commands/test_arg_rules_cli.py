@@ -110,7 +110,7 @@ def test_the_pr_comment_shows_each_argument_and_its_rule(tmp_path, capsys):
             "$.suites[0].criteria.tool_argument_match_score.tool_args.set_light.colour",
             "leads into nothing",
         ),
-        ("    criteria: {tool_argument_match_score: {threshold: 1, tool_arg: {}}}\n", "$.suites[0].criteria.tool_argument_match_score.tool_arg", "does not read this key"),
+        ("    criteria: {tool_argument_match_score: {threshold: 1, tool_arg: {}}}\n", "$.suites[0].criteria.tool_argument_match_score.tool_arg", "unknown key 'tool_arg'; tool_argument_match_score reads: threshold"),
     ],
 )
 def test_bad_rules_in_agenteval_yaml_are_exit_2_naming_the_file_and_path(tmp_path, capsys, suite_extra, where, message):
@@ -118,6 +118,14 @@ def test_bad_rules_in_agenteval_yaml_are_exit_2_naming_the_file_and_path(tmp_pat
     assert main(["run", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert f"{config.as_posix()} at {where}: " in err and message in err
+
+
+def test_a_typo_in_our_metrics_criterion_is_exit_2_even_in_an_eval_config(tmp_path, capsys):
+    eval_set = _project(tmp_path, "").parent / "evals" / "home.evalset.json"
+    criteria = tmp_path / "typo_config.json"
+    criteria.write_text(json.dumps({"criteria": {"tool_argument_match_score": {"threshold": 1, "tool_arg": {}}}}))
+    assert main(["score", str(eval_set), "--actual", str(eval_set), "--eval-config", str(criteria)]) == 2
+    assert "at $.criteria.tool_argument_match_score.tool_arg: unknown key 'tool_arg'" in capsys.readouterr().err
 
 
 def test_bad_rules_in_an_eval_config_are_exit_2_for_score(tmp_path, capsys):
