@@ -149,12 +149,16 @@ def _with_suite_options(file: str, at: str, suite: SuiteConfig, eval_sets: list[
         by_config.setdefault(id(s.config), []).append(s)
     for group in by_config.values():
         problems.extend(config_rule_problems(group[0].config, (case for s in group for case in s.cases)))
-    if problems:
-        raise InputError(list(dict.fromkeys(problems)))
-    return [
+    resolved = [
         EvalSetToRun(s.loaded, with_tool_args(with_metrics(s.config, extra), suite.tool_args), s.case_ids)
         for s in eval_sets
     ]
+    if suite.tool_args and not any(isinstance(m.criterion, ToolArgsCriterion) for s in resolved for m in s.config.metrics):
+        problems.append(Problem(file, f"{at}.tool_args", "no metric of this suite reads these rules; add "
+                                "tool_trajectory_alignment_score or tool_argument_match_score under `criteria`"))
+    if problems:
+        raise InputError(list(dict.fromkeys(problems)))
+    return resolved
 
 
 MAX_GLOB_MATCHES = 100_000

@@ -105,6 +105,7 @@ def test_the_pr_comment_shows_each_argument_and_its_rule(tmp_path, capsys):
         ("    tool_args: {set_light: {room: {regex: '(['}}}\n", "$.suites[0].tool_args.set_light.room", "does not compile"),
         ("    tool_args: {set_light: {room.name: text}}\n", "$.suites[0].tool_args.set_light.room.name", "leads into nothing in every expected call of set_light"),
         ("    tool_args: {set_lite: {room: text}}\n", "$.suites[0].tool_args.set_lite", "no case expects a call of 'set_lite'"),
+        ("    tool_args: {set_light: {room: text}}\n", "$.suites[0].tool_args", "no metric of this suite reads these rules"),
         (
             "    criteria: {tool_argument_match_score: {threshold: 1, tool_args: {set_light: {colour: exact}}}}\n",
             "$.suites[0].criteria.tool_argument_match_score.tool_args.set_light.colour",
