@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
 import pydantic
 
+from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
 from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Results, RunRecord, Status
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
 from .text import fmt, fmt_delta, fmt_rate, inline
@@ -69,6 +69,7 @@ class CaseView:
     counted: tuple[str, ...]  # metrics that made it a regression
     trajectory_diff: str
     trajectory_aligned: bool  # drawn from our alignment metrics, argument by argument
+    argument_tally: str  # tool_argument_match_score per tool on the shown run, e.g. "search 1/2"
     response_diff: str
     rationale: str
     result: CaseResult | None  # None for removed cases
@@ -159,6 +160,20 @@ def _trajectory(result: CaseResult, run: RunRecord | None, expected: list[Invoca
     return aligned_trajectory_diff(expected, actual, alignments), True
 
 
+def _argument_tally(result: CaseResult, run: RunRecord | None) -> str:
+    """Matched / compared arguments per tool on the shown run, from tool_argument_match_score."""
+    metric = result.metrics.get("tool_argument_match_score")
+    if run is None or metric is None or len(metric.runs) != len(result.runs):
+        return ""
+    per_tool = (metric.runs[result.runs.index(run)].details or {}).get("per_tool") or {}
+    parts = [
+        f"`{inline(tool)}` {counts.get('matched', 0)}/{counts.get('total', 0)}"
+        for tool, counts in per_tool.items()
+        if isinstance(counts, dict)
+    ]
+    return ", ".join(parts)
+
+
 def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
     worse = outcome.worse_metrics
     run = _worst_run(result, worse[0] if worse else None) if result else None
@@ -176,6 +191,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
         counted=tuple(outcome.counted),
         trajectory_diff=trajectory,
         trajectory_aligned=aligned,
+        argument_tally=_argument_tally(result, run) if show_diffs else "",
         response_diff=response_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
         rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
         result=result,

@@ -96,6 +96,7 @@ def test_the_pr_comment_shows_each_argument_and_its_rule(tmp_path, capsys):
     assert "! set_light  similarity 0.50" in comment
     assert '!     room: "Kitchen " -> "living room"   ✗ text' in comment
     assert "      on: true -> true   ✓ exact" in comment
+    assert "Arguments matched per tool: `set_light` 1/2" in comment
 
 
 @pytest.mark.parametrize(
