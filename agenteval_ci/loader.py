@@ -13,7 +13,7 @@ import typing
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import pydantic
 from pydantic import BaseModel
@@ -23,7 +23,9 @@ from .errors import InputError, Problem
 from .fingerprint import metric_fingerprint
 from .metrics import REGISTRY, MetricSpec
 from .readers import may_hold_lone_surrogate, parse_json, read_json, read_text  # noqa: F401 - re-exported
-from .schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, EvalSet, Invocation
+from .rule_check import expected_args_by_tool, rule_problems
+from .schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, EvalSet, Invocation, ToolArgsCriterion
+from .schema.arg_rules import ToolArgs
 from .schema.content import Content, FunctionCall, Part
 from .schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
 from .simulation import missing_placeholders, resolve_persona
@@ -352,26 +354,64 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
     for key in data or {}:
         if key not in EvalConfig.model_fields and to_snake(key) not in EvalConfig.model_fields:
             warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
-    metrics: list[ConfiguredMetric] = []
-    criteria: dict[str, float | BaseCriterion] = {}
-    for metric_name, raw in raw_criteria.items():
-        at = f"$.criteria.{metric_name}"
-        spec = REGISTRY.get(metric_name)
-        if spec is None:
-            problems.append(Problem(file, at, f"unknown metric {metric_name!r}; known metrics: {', '.join(REGISTRY)}"))
-            continue
-        criterion = _read_criterion(file, at, spec, raw, problems, warnings)
-        if criterion is not None:
-            criteria[metric_name] = criterion
-            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion)))
+    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings)
     if problems:
         raise InputError(problems)
+    criteria: dict[str, float | BaseCriterion] = {m.name: m.criterion for m in metrics}
     named = {m.name for m in metrics}
     for spec in REGISTRY.values():
         if spec.informational and spec.name not in named:
             criterion = spec.criterion_type(threshold=0.0)
             metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(spec.name, criterion)))
     return LoadedEvalConfig(name, config.model_copy(update={"criteria": criteria}), metrics, warnings)
+
+
+def read_criteria(
+    file: str, at: str, raw_criteria: dict[str, Any], problems: list[Problem], warnings: list[Problem]
+) -> list[ConfiguredMetric]:
+    """Each `metric name: threshold or criterion` of a criteria mapping found in `file` at `at`."""
+    metrics = []
+    for metric_name, raw in raw_criteria.items():
+        spec = REGISTRY.get(metric_name)
+        if spec is None:
+            problems.append(Problem(file, f"{at}.{metric_name}", f"unknown metric {metric_name!r}; known metrics: {', '.join(REGISTRY)}"))
+            continue
+        criterion = _read_criterion(file, f"{at}.{metric_name}", spec, raw, problems, warnings)
+        if criterion is not None:
+            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion)))
+    return metrics
+
+
+def with_metrics(config: LoadedEvalConfig, extra: list[ConfiguredMetric]) -> LoadedEvalConfig:
+    """`config` with `extra` metrics: one of the same name replaces the config's in its place."""
+    replacing = {m.name: m for m in extra}
+    metrics = [replacing.pop(m.name, m) for m in config.metrics] + list(replacing.values())
+    criteria = {**config.config.criteria, **{m.name: m.criterion for m in extra}}
+    return LoadedEvalConfig(config.path, config.config.model_copy(update={"criteria": criteria}), metrics, config.warnings)
+
+
+def with_tool_args(config: LoadedEvalConfig, tool_args: ToolArgs) -> LoadedEvalConfig:
+    """Rules given for a whole suite under each rule-reading metric's own (its own win, tool by tool)."""
+    merged = []
+    for metric in config.metrics:
+        if isinstance(metric.criterion, ToolArgsCriterion) and tool_args:
+            criterion = metric.criterion.model_copy(update={"tool_args": {**tool_args, **metric.criterion.tool_args}})
+            merged.append(ConfiguredMetric(metric.spec, criterion, metric_fingerprint(metric.name, criterion)))
+    return with_metrics(config, merged) if merged else config
+
+
+def config_rule_problems(config: LoadedEvalConfig, cases: Iterable[EvalCase]) -> list[Problem]:
+    """The argument rules a config's own criteria give, checked against the cases' expected calls."""
+    ruled = [m for m in config.metrics if isinstance(m.criterion, ToolArgsCriterion) and m.criterion.tool_args]
+    if not ruled:
+        return []
+    expected = expected_args_by_tool(cases)
+    file = config.path or "<default eval config>"
+    return [
+        problem
+        for m in ruled
+        for problem in rule_problems(file, f"$.criteria.{m.name}.tool_args", m.criterion.tool_args, expected)  # type: ignore[attr-defined]
+    ]
 
 
 def _read_criterion(
@@ -390,9 +430,16 @@ def _read_criterion(
     except pydantic.ValidationError as exc:
         problems.extend(problems_from(exc, file, spec.criterion_type, prefix=at))
         return None
+    if isinstance(criterion, ToolArgsCriterion) and criterion.model_extra:
+        # Our own metric: google-adk never reads it, so an unknown key is a typo, not an ADK quirk.
+        known = ", ".join(ToolArgsCriterion.model_fields)
+        problems.extend(Problem(file, f"{at}.{key}", f"unknown key {key!r}; {spec.name} reads: {known}") for key in criterion.model_extra)
+        return None
     for key in criterion.model_extra or {}:
         hint = ""
         if key in ("judge_model", "judgeModel", "num_samples", "numSamples"):
             hint = f"; it belongs under judge_model_options (`{at}.judge_model_options.{to_snake(key)}`)"
+        if key in ("tool_args", "toolArgs"):
+            hint = "; argument rules apply to tool_trajectory_alignment_score and tool_argument_match_score (docs/metrics.md)"
         warnings.append(Problem(file, f"{at}.{key}", f"{spec.name} does not read this key; google-adk ignores it{hint}"))
     return criterion

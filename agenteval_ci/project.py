@@ -13,8 +13,21 @@ from pathlib import Path
 import pydantic
 from .errors import InputError, Problem, UsageError
 from .readers import parse_yaml, read_text
-from .loader import LoadedEvalConfig, LoadedEvalSet, find_eval_config, load_eval_config, load_eval_set, problems_from
-from .schema import EvalCase
+from .loader import (
+    ConfiguredMetric,
+    LoadedEvalConfig,
+    LoadedEvalSet,
+    config_rule_problems,
+    find_eval_config,
+    load_eval_config,
+    load_eval_set,
+    problems_from,
+    read_criteria,
+    with_metrics,
+    with_tool_args,
+)
+from .rule_check import expected_args_by_tool, rule_problems
+from .schema import EvalCase, ToolArgsCriterion
 from .schema.project import ProjectConfig, SuiteConfig
 from .selection import pattern_matches
 
@@ -106,6 +119,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         for match in matches:
             config = shared_config or _config_beside(match, configs)
             eval_sets.append(EvalSetToRun(load_eval_set(match), config))
+    eval_sets = _with_suite_options(file, at, suite, eval_sets)
     return Suite(
         name=suite.name,
         agent=suite.agent,
@@ -116,6 +130,36 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         turn_timeout_seconds=suite.turn_timeout_seconds,
         source=f"{file} at {at}.agent",
     )
+
+
+def _with_suite_options(file: str, at: str, suite: SuiteConfig, eval_sets: list[EvalSetToRun]) -> list[EvalSetToRun]:
+    """The suite's own criteria and argument rules on top of each eval set's config, every
+    argument rule checked against the expected calls it applies to."""
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    extra: list[ConfiguredMetric] = read_criteria(file, f"{at}.criteria", suite.criteria, problems, warnings)
+    problems.extend(warnings)  # our own file: a key no metric reads is a mistake, not a google-adk quirk
+    if suite.tool_args or extra:
+        expected = expected_args_by_tool(case for s in eval_sets for case in s.cases)
+        problems.extend(rule_problems(file, f"{at}.tool_args", suite.tool_args, expected))
+        for metric in extra:
+            rules = metric.criterion.tool_args if isinstance(metric.criterion, ToolArgsCriterion) else {}
+            problems.extend(rule_problems(file, f"{at}.criteria.{metric.name}.tool_args", rules, expected))
+    by_config: dict[int, list[EvalSetToRun]] = {}
+    for s in eval_sets:
+        by_config.setdefault(id(s.config), []).append(s)
+    for group in by_config.values():
+        problems.extend(config_rule_problems(group[0].config, (case for s in group for case in s.cases)))
+    resolved = [
+        EvalSetToRun(s.loaded, with_tool_args(with_metrics(s.config, extra), suite.tool_args), s.case_ids)
+        for s in eval_sets
+    ]
+    if suite.tool_args and not any(isinstance(m.criterion, ToolArgsCriterion) for s in resolved for m in s.config.metrics):
+        problems.append(Problem(file, f"{at}.tool_args", "no metric of this suite reads these rules; add "
+                                "tool_trajectory_alignment_score or tool_argument_match_score under `criteria`"))
+    if problems:
+        raise InputError(list(dict.fromkeys(problems)))
+    return resolved
 
 
 MAX_GLOB_MATCHES = 100_000

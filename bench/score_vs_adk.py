@@ -12,6 +12,8 @@ Each side runs --repeat times (default 3), the two alternating so that a noisy m
 slows both alike; the best wall time of each counts, as timeit and hyperfine report.
 Prints both, the ratio, each process's peak memory, and checks every overall and
 per-invocation score is identical. The target is >= 5x.
+Also prints what our alignment metrics (tool_trajectory_alignment_score, tool_argument_match_score)
+cost on the same cases: in process, and whole process with both added to the criteria.
 """
 
 from __future__ import annotations
@@ -104,6 +106,30 @@ def our_metrics_only(eval_set_path: str, actual_path: str) -> float:
     return time.perf_counter() - start
 
 
+ALIGNMENT_METRICS = ("tool_trajectory_alignment_score", "tool_argument_match_score")
+
+
+def alignment_cost(eval_set_path: str, actual_path: str) -> dict[str, float]:
+    """Seconds each of our alignment metrics takes (default rules) on the same loaded cases."""
+    sys.path.insert(0, str(ROOT))
+    from agenteval_ci.actuals import load_actuals
+    from agenteval_ci.loader import load_eval_set
+    from agenteval_ci.metrics import REGISTRY, MetricInput
+    from agenteval_ci.schema import ToolArgsCriterion
+
+    cases = load_eval_set(eval_set_path).eval_set.eval_cases
+    actual = load_actuals(actual_path)
+    criterion = ToolArgsCriterion(threshold=1.0)
+    seconds = {}
+    for name in ALIGNMENT_METRICS:
+        evaluate = REGISTRY[name].evaluate
+        start = time.perf_counter()
+        for case in cases:
+            evaluate(MetricInput(criterion, actual[case.eval_id][0].invocations, case.conversation, case))
+        seconds[name] = time.perf_counter() - start
+    return seconds
+
+
 def our_scores(results_path: Path) -> Scores:
     results = json.loads(results_path.read_text())
     scores: Scores = {}
@@ -144,6 +170,10 @@ def main() -> None:
         ours, adk = our_scores(ours_out), json.loads(adk_out.read_text())
         adk_metrics = min(float(err.rsplit("metrics-only ", 1)[1].split()[0]) for _, _, err in adk_runs)
         ours_metrics = our_metrics_only(str(eval_set), str(actual))
+        aligned = alignment_cost(str(eval_set), str(actual))
+        with_alignment = folder / "alignment_config.json"
+        with_alignment.write_text(json.dumps({"criteria": {**dict.fromkeys(METRICS, 0.8), **dict.fromkeys(ALIGNMENT_METRICS, 0.8)}}))
+        aligned_wall = min(measure([*ours_cmd, "--eval-config", str(with_alignment)])[0] for _ in range(args.repeat))
     pairs = sum(len(v) - 1 for case in adk.values() for v in case.values())
     different = [eval_id for eval_id in adk if adk[eval_id] != ours.get(eval_id)]
     low, high = args.reply_words
@@ -153,6 +183,10 @@ def main() -> None:
     print(f"speed-up, whole process: {adk_wall / ours_wall:.1f}x, best of {args.repeat} each (target >= 5x)")
     print(f"metric computation only (in process, data loaded): agenteval {ours_metrics:.2f} s, "
           f"google-adk {adk_metrics:.2f} s, {adk_metrics / ours_metrics:.1f}x")
+    print(f"alignment metrics (in process, data loaded, default rules): "
+          + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in aligned.items()))
+    print(f"agenteval score with both alignment metrics added: {aligned_wall:.2f} s whole process "
+          f"(+{aligned_wall - ours_wall:.2f} s over the default metrics)")
     print(f"identical scores: {'yes' if not different else 'NO'} ({len(adk) - len(different)}/{len(adk)} cases)")
     if different:
         sys.exit(f"scores differ, e.g. {different[0]}: ours {ours.get(different[0])} vs ADK {adk[different[0]]}")

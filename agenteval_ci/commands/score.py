@@ -8,7 +8,7 @@ from typing import Any
 
 from ..actuals import RunsByCase, load_actuals
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
-from ..loader import ConfiguredMetric, find_eval_config, load_eval_config, load_eval_set
+from ..loader import ConfiguredMetric, config_rule_problems, find_eval_config, load_eval_config, load_eval_set
 from ..results_file import new_results
 from ..schema import RunRecord, RunStats
 from ..schema.settings import JudgeSettings
@@ -76,6 +76,9 @@ def score(args: argparse.Namespace) -> int:
     config = load_eval_config(args.eval_config or find_eval_config(args.evalset))
     print_warnings([*loaded.warnings, *config.warnings])
     cases = loaded.eval_set.eval_cases
+    rule_problems = config_rule_problems(config, cases)
+    if rule_problems:
+        raise InputError(rule_problems)
     runs = collect_runs([c.eval_id for c in cases], args.actual)
     items = [
         CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, args.suite)

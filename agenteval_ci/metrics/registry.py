@@ -19,6 +19,7 @@ from ..schema import (
     RubricsBasedCriterion,
     SafetyCriterion,
     SingleToolUseCriterion,
+    ToolArgsCriterion,
     ToolTrajectoryCriterion,
 )
 from . import efficiency, trajectory
@@ -55,6 +56,20 @@ _SPECS = [
         ToolTrajectoryCriterion,
         trajectory.evaluate,
         "Share of turns whose tool calls match the expected ones (EXACT / IN_ORDER / ANY_ORDER).",
+        needs_expected=True,
+    ),
+    MetricSpec(
+        "tool_trajectory_alignment_score",
+        ToolArgsCriterion,
+        _deferred("alignment", "evaluate_alignment"),
+        "agenteval: partial credit from aligning expected and actual calls, argument rules applied.",
+        needs_expected=True,
+    ),
+    MetricSpec(
+        "tool_argument_match_score",
+        ToolArgsCriterion,
+        _deferred("alignment", "evaluate_argument_match"),
+        "agenteval: share of expected arguments matched on the aligned calls, per tool.",
         needs_expected=True,
     ),
     MetricSpec(

@@ -6,7 +6,7 @@ import difflib
 import json
 from dataclasses import dataclass
 
-from ..schema import FunctionCall, Invocation, text_of
+from ..schema import AlignedCall, ArgumentCheck, FunctionCall, Invocation, text_of
 
 
 @dataclass(frozen=True)
@@ -82,4 +82,53 @@ def response_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
             continue
         lines = difflib.unified_diff(exp.splitlines(), act.splitlines(), "expected", "actual", lineterm="", n=1)
         blocks.append(f"turn {turn + 1}:\n" + "\n".join(list(lines)[2:]))
+    return "\n".join(blocks)
+
+
+# ---------------------------------------------------------------- aligned trajectories (our metrics)
+
+def _value(check: ArgumentCheck, side: str) -> str:
+    if side not in check.model_fields_set:
+        return "(absent)"
+    text = json.dumps(getattr(check, side), ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _argument_line(check: ArgumentCheck) -> str:
+    """`!     city: "New York" -> "NYC"   ✗ text (at city: ...)`: expected -> actual, then the rule."""
+    mark, verdict = (" ", "✓") if check.matched else ("!", "✗")
+    line = f"{mark}     {check.path}: {_value(check, 'expected')} -> {_value(check, 'actual')}   {verdict} {check.rule}"
+    nested = check.note and not check.note.startswith(f"at {check.path}:")
+    return line + (f" ({check.note})" if nested else "")
+
+
+def _aligned_lines(step: AlignedCall, expected: list[FunctionCall], actual: list[FunctionCall]) -> list[str]:
+    if step.actual_index is None:
+        call = expected[step.expected_index] if step.expected_index is not None and step.expected_index < len(expected) else None
+        return [f"- {step.tool}({call_args(call) if call else ''})  missing"]
+    if step.expected_index is None:
+        call = actual[step.actual_index] if step.actual_index < len(actual) else None
+        return [f"+ {step.tool}({call_args(call) if call else ''})  added"]
+    similarity = step.similarity if step.similarity is not None else 0.0
+    mark = " " if all(c.matched for c in step.arguments) else "!"
+    return [f"{mark} {step.tool}  similarity {similarity:.2f}", *(_argument_line(c) for c in step.arguments)]
+
+
+def aligned_trajectory_diff(
+    expected: list[Invocation], actual: list[Invocation], alignments: list[list[AlignedCall] | None]
+) -> str:
+    """One block per turn whose calls differ, drawn from the metric's own alignment: each
+    pair with its arguments (expected -> actual, the rule, ✓/✗), calls only one side made."""
+    blocks = []
+    for turn, steps in enumerate(alignments):
+        exp = expected[turn].tool_calls if turn < len(expected) else []
+        act = actual[turn].tool_calls if turn < len(actual) else []
+        if steps is None:
+            block = trajectory_diff(expected[turn : turn + 1], actual[turn : turn + 1])
+            blocks += [block.replace("turn 1:", f"turn {turn + 1}:", 1)] if block else []
+            continue
+        if all(s.expected_index is not None and s.actual_index is not None and all(c.matched for c in s.arguments) for s in steps):
+            continue
+        lines = [line for step in steps for line in _aligned_lines(step, exp, act)]
+        blocks.append(f"turn {turn + 1}:\n" + "\n".join(lines))
     return "\n".join(blocks)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pydantic
+
 from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
-from ..schema import CaseResult, Invocation, MetricResult, Results, RunRecord, Status
-from .diff import response_diff, trajectory_diff
+from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Results, RunRecord, Status
+from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
 from .text import fmt, fmt_delta, fmt_rate, inline
 
 SECTION_TITLES = {
@@ -66,6 +68,8 @@ class CaseView:
     metrics: tuple[CaseMetric, ...]
     counted: tuple[str, ...]  # metrics that made it a regression
     trajectory_diff: str
+    trajectory_aligned: bool  # drawn from our alignment metrics, argument by argument
+    argument_tally: str  # tool_argument_match_score per tool on the shown run, e.g. "search 1/2"
     response_diff: str
     rationale: str
     result: CaseResult | None  # None for removed cases
@@ -129,12 +133,55 @@ def _expected(result: CaseResult) -> list[Invocation]:
     return result.eval_case.conversation or []
 
 
+ALIGNING_METRICS = ("tool_trajectory_alignment_score", "tool_argument_match_score")
+
+
+def _alignments(result: CaseResult, run: RunRecord) -> list[list[AlignedCall] | None] | None:
+    """The shown run's alignment, turn by turn, from the first aligning metric that scored it."""
+    index = result.runs.index(run)
+    for name in ALIGNING_METRICS:
+        metric = result.metrics.get(name)
+        if metric is None or len(metric.runs) != len(result.runs) or not metric.runs[index].per_invocation:
+            continue
+        turns: list[list[AlignedCall] | None] = []
+        for turn in metric.runs[index].per_invocation:
+            raw = (turn.details or {}).get("alignment")
+            try:
+                turns.append(None if raw is None else [AlignedCall.model_validate(step) for step in raw])
+            except pydantic.ValidationError:
+                turns.append(None)  # a results file from elsewhere: fall back to the name diff
+        return turns
+    return None
+
+
+def _trajectory(result: CaseResult, run: RunRecord | None, expected: list[Invocation], actual: list[Invocation]) -> tuple[str, bool]:
+    alignments = _alignments(result, run) if run is not None else None
+    if alignments is None:
+        return trajectory_diff(expected, actual), False
+    return aligned_trajectory_diff(expected, actual, alignments), True
+
+
+def _argument_tally(result: CaseResult, run: RunRecord | None) -> str:
+    """Matched / compared arguments per tool on the shown run, from tool_argument_match_score."""
+    metric = result.metrics.get("tool_argument_match_score")
+    if run is None or metric is None or len(metric.runs) != len(result.runs):
+        return ""
+    per_tool = (metric.runs[result.runs.index(run)].details or {}).get("per_tool") or {}
+    parts = [
+        f"`{inline(tool)}` {counts.get('matched', 0)}/{counts.get('total', 0)}"
+        for tool, counts in per_tool.items()
+        if isinstance(counts, dict)
+    ]
+    return ", ".join(parts)
+
+
 def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
     worse = outcome.worse_metrics
     run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
     show_diffs = result is not None and outcome.outcome in ("regressed", "newly_failing", "worsened", "new", "flaky")
+    trajectory, aligned = _trajectory(result, run, expected, actual) if show_diffs and expected else ("", False)
     return CaseView(
         key=outcome.key,
         eval_id=outcome.eval_id,
@@ -143,7 +190,9 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
         note=outcome.note,
         metrics=outcome.metrics,
         counted=tuple(outcome.counted),
-        trajectory_diff=trajectory_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
+        trajectory_diff=trajectory,
+        trajectory_aligned=aligned,
+        argument_tally=_argument_tally(result, run) if show_diffs else "",
         response_diff=response_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
         rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
         result=result,

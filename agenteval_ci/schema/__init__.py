@@ -13,6 +13,7 @@ from .eval_config import (
     RubricsBasedCriterion,
     SafetyCriterion,
     SingleToolUseCriterion,
+    ToolArgsCriterion,
     ToolTrajectoryCriterion,
     UserSimulatorConfig,
 )
@@ -33,6 +34,8 @@ from .eval_set import (
 )
 from .results import (
     SCHEMA_VERSION,
+    AlignedCall,
+    ArgumentCheck,
     CaseResult,
     InvocationScore,
     JudgeUsage,

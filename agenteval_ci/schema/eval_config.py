@@ -14,6 +14,7 @@ from typing import Any, Literal, Optional, Union
 from pydantic import ConfigDict, Field, field_validator
 
 from ._base import AdkModel, OpenAdkModel
+from .arg_rules import ToolArgs, check_tool_args
 from .eval_set import Rubric
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
@@ -74,6 +75,21 @@ class ToolTrajectoryCriterion(BaseCriterion):
                 return MatchType[normalized]
             raise ValueError(f"unknown match_type {value!r}; expected EXACT, IN_ORDER or ANY_ORDER (or 0, 1, 2)")
         return value
+
+
+class ToolArgsCriterion(BaseCriterion):
+    """Our own metrics' criterion (tool_trajectory_alignment_score, tool_argument_match_score):
+    tool-argument rules by tool and argument path. ADK's evaluators never read it."""
+
+    tool_args: ToolArgs = Field(default_factory=dict)
+    # Alignment only: False scores against the expected calls alone, so extra calls cost nothing
+    # (as IN_ORDER); True (the default) counts them, so score 1.0 means the very same calls.
+    penalize_extra_calls: bool = True
+
+    @field_validator("tool_args")
+    @classmethod
+    def _paths_parse(cls, value: ToolArgs) -> ToolArgs:
+        return check_tool_args(value)
 
 
 class SingleToolUseCriterion(BaseCriterion):

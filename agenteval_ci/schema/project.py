@@ -7,12 +7,13 @@ file is three lines (see docs/config.md).
 from __future__ import annotations
 
 from pathlib import PurePosixPath
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from pydantic import Field, field_validator, model_validator
 
 from ._base import StrictModel
 
+from .arg_rules import ToolArgs, check_tool_args
 from .settings import GateSettings, JudgeSettings
 
 DEFAULT_PROJECT_FILE = "agenteval.yaml"
@@ -33,6 +34,16 @@ class SuiteConfig(StrictModel):
     num_runs: int = Field(default=1, ge=1, le=MAX_NUM_RUNS)
     concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)  # case x run jobs in flight at once
     turn_timeout_seconds: float = Field(default=300.0, gt=0)
+    # Metrics added to every eval set's eval config (replacing one of the same name), so that
+    # options google-adk would not understand stay out of test_config.json (docs/metrics.md).
+    criteria: dict[str, Any] = Field(default_factory=dict)
+    # Tool-argument rules for the suite's tool_trajectory_alignment_score / tool_argument_match_score.
+    tool_args: ToolArgs = Field(default_factory=dict)
+
+    @field_validator("tool_args")
+    @classmethod
+    def _paths_parse(cls, value: ToolArgs) -> ToolArgs:
+        return check_tool_args(value)
 
     @field_validator("eval_sets", mode="before")
     @classmethod

@@ -35,6 +35,29 @@ class RubricVerdict(StrictModel):
     rationale: Optional[str] = None
 
 
+class ArgumentCheck(StrictModel):
+    """One top-level argument of an aligned call pair: what was expected, what came, which rule
+    decided. `expected` / `actual` are left out (unset) when that side has no such argument."""
+
+    path: str
+    rule: str
+    matched: bool
+    expected: Any = None
+    actual: Any = None
+    note: str = ""  # why it failed, down to the nested path
+
+
+class AlignedCall(StrictModel):
+    """One line of a turn's alignment (`details.alignment` of our trajectory metrics): a pair of
+    calls of one tool, or a call only one side has (the other index is None)."""
+
+    tool: str
+    expected_index: Optional[int] = None
+    actual_index: Optional[int] = None
+    similarity: Optional[float] = None  # pairs only: share of its arguments that matched
+    arguments: list[ArgumentCheck] = Field(default_factory=list)
+
+
 class InvocationScore(StrictModel):
     score: Optional[float] = None
     status: Status = Status.NOT_EVALUATED
