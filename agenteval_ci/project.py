@@ -15,7 +15,7 @@ from .errors import InputError, Problem
 from .readers import parse_yaml, read_text
 from .loader import LoadedEvalConfig, LoadedEvalSet, find_eval_config, load_eval_config, load_eval_set, problems_from
 from .schema import EvalCase
-from .schema.project import ProjectConfig, SuiteConfig
+from .schema.project import AdaptiveRuns, ProjectConfig, SuiteConfig
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,11 @@ class Suite:
     agent: str
     base_dir: Path  # where relative agent paths and module imports start
     eval_sets: list[EvalSetToRun]
-    num_runs: int = 1
+    num_runs: int = 1  # with `adaptive`, the first round's runs per case
     concurrency: int = 8
     turn_timeout_seconds: float = 300.0
     source: str = ""  # where `agent` was given, e.g. "agenteval.yaml at $.suites[0].agent"
+    adaptive: AdaptiveRuns | None = None  # `num_runs: auto`
 
     @property
     def warnings(self) -> list[Problem]:
@@ -110,7 +111,8 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         agent=suite.agent,
         base_dir=base_dir,
         eval_sets=eval_sets,
-        num_runs=suite.num_runs,
+        num_runs=suite.adaptive.min_runs if suite.num_runs == "auto" else suite.num_runs,
+        adaptive=suite.adaptive if suite.num_runs == "auto" else None,
         concurrency=suite.concurrency,
         turn_timeout_seconds=suite.turn_timeout_seconds,
         source=f"{file} at {at}.agent",

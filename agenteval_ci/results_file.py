@@ -15,7 +15,7 @@ import pydantic
 from . import __version__
 from .errors import InputError, Problem, UsageError
 from .loader import problems_from, read_json
-from .schema import CaseResult, Results, RunStats, ShardInfo
+from .schema import AdaptiveInfo, CaseResult, Results, RunStats, ShardInfo
 from .schema.results import SCHEMA_VERSION
 
 
@@ -28,6 +28,7 @@ def new_results(
     warnings: list[str] | None = None,
     shard: ShardInfo | None = None,
     commit: str | None = None,
+    adaptive: AdaptiveInfo | None = None,
 ) -> Results:
     return Results(
         tool_version=__version__,
@@ -37,6 +38,7 @@ def new_results(
         shard=shard,
         commit=commit,
         stats=stats or RunStats(),
+        adaptive=adaptive,
         warnings=warnings or [],
         cases=cases,
     )

@@ -22,7 +22,7 @@ def test_dump_is_deterministic_sorted_and_ends_with_a_newline(tmp_path):
     assert metric == {
         "config_fingerprint": results.cases[0].metrics["tool_trajectory_avg_score"].config_fingerprint,
         "rubrics": {}, "run_statuses": ["PASSED", "PASSED"], "runs": [1.0, 1.0],
-        "score": 1.0, "status": "PASSED", "threshold": 1.0,
+        "score": 1.0, "status": "PASSED", "threshold": 1.0, "passes": 2, "fails": 0,
     }
     assert data["suites"]["default"]["home"]["lights"]["fingerprint"] == results.cases[0].fingerprint
 

@@ -14,12 +14,15 @@ import sys
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
+from ..baseline import load_baseline
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project
 from ..run import NO_KEY_HINT, run_suites
 from ..schema import Results, Status
+from ..schema.baseline import Baseline
 from ..schema.project import DEFAULT_PROJECT_FILE
+from ..schema.settings import GateSettings
 from ..shards import parse_shard
 from ._common import output_results, print_warnings
 from .compare import compare_and_report, verdict_line
@@ -66,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
-    results = run_suites(project.suites, judge, shard)
+    results = run_suites(project.suites, judge, shard, baseline=_adaptive_baseline(project, args), gate=_gate_settings(project, args))
     output_results(results, args, project.warnings)
     explain_failed_runs(results)
     if args.no_gate:
@@ -80,13 +83,29 @@ def explain_failed_runs(results: Results) -> None:
         print(f"agenteval: error: {NO_KEY_HINT}", file=sys.stderr)
 
 
+def _baseline_path(project: Project, args: argparse.Namespace) -> tuple[Path, bool]:
+    """The baseline to compare with, and whether it must exist (it was named)."""
+    return (Path(args.baseline) if args.baseline else project.baseline_path), bool(args.baseline) or project.config.baseline_named
+
+
+def _gate_settings(project: Project, args: argparse.Namespace) -> GateSettings:
+    settings = project.config.gate
+    return settings.model_copy(update={"fail_on": args.fail_on}) if args.fail_on else settings
+
+
+def _adaptive_baseline(project: Project, args: argparse.Namespace) -> Baseline | None:
+    """`num_runs: auto` decides what to re-run against the baseline, even under --no-gate (the
+    verdict is recomputed from the runs against whichever baseline compare is given)."""
+    if not any(s.adaptive for s in project.suites):
+        return None
+    path, required = _baseline_path(project, args)
+    return load_baseline(path, required=required)
+
+
 def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     """Compare with the committed baseline (thresholds only when there is none yet)."""
-    baseline = Path(args.baseline) if args.baseline else project.baseline_path
-    required = bool(args.baseline) or project.config.baseline_named
-    settings = project.config.gate
-    if args.fail_on:
-        settings = settings.model_copy(update={"fail_on": args.fail_on})
+    baseline, required = _baseline_path(project, args)
+    settings = _gate_settings(project, args)
     comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md)
     if args.json != "-" and args.md != "-":
         print(f"\nbaseline {baseline.as_posix()}: {verdict_line(comparison)}")

@@ -26,6 +26,7 @@ SECTION_TITLES = {
     "improved": "Improved",
 }
 RATIONALE_CHARS = 600
+RERUNS_SHOWN = 50  # num_runs: auto: re-run cases listed in the comment, most runs first
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ class ReportView:
     baseline_edited: bool
     accepted_by: str
     confidence: str
+    reruns: tuple[Fact, ...] = ()  # num_runs: auto: case key -> how many runs and why
+    reruns_total: int = 0
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -154,7 +157,7 @@ def _facts(results: Results) -> tuple[Fact, ...]:
     runs = sum(len(c.runs) for c in results.cases)
     facts = [
         Fact("cases", str(len(results.cases))),
-        Fact("runs", f"{runs} ({results.num_runs} per case)"),
+        Fact("runs", _runs_fact(results, runs)),
         Fact("duration", f"{s.duration_seconds:.1f}s"),
         Fact("agent turns", str(s.agent_turns)),
         Fact("agent tokens", f"{s.agent_tokens.input} in / {s.agent_tokens.output} out"),
@@ -167,6 +170,22 @@ def _facts(results: Results) -> tuple[Fact, ...]:
     if results.commit:
         facts.append(Fact("commit", results.commit[:12]))
     return tuple(facts)
+
+
+def _runs_fact(results: Results, runs: int) -> str:
+    plan = results.adaptive
+    if plan is None:
+        return f"{runs} ({results.num_runs} per case)"
+    mean = runs / len(results.cases) if results.cases else 0.0
+    return f"{runs} (num_runs: auto, {mean:.2f} per case, {plan.rounds} round(s); {plan.stopped})"
+
+
+def rerun_cases(results: Results) -> list[CaseResult]:
+    """num_runs: auto: the cases run more than min_runs times, most runs first."""
+    if results.adaptive is None:
+        return []
+    again = [c for c in results.cases if len(c.runs) > results.adaptive.min_runs and c.runs_note]
+    return sorted(again, key=lambda c: (-len(c.runs), c.key))
 
 
 def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
@@ -201,4 +220,6 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         baseline_edited=comparison.baseline_edited,
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
+        reruns=tuple(Fact(c.key, c.runs_note or "") for c in rerun_cases(results)[:RERUNS_SHOWN]),
+        reruns_total=len(rerun_cases(results)),
     )

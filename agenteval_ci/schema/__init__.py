@@ -31,6 +31,7 @@ from .eval_set import (
 )
 from .results import (
     SCHEMA_VERSION,
+    AdaptiveInfo,
     CaseResult,
     InvocationScore,
     JudgeUsage,

@@ -91,6 +91,7 @@ class CaseResult(StrictModel):
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
     runs: list[RunRecord] = Field(default_factory=list)
     eval_case: EvalCase
+    runs_note: Optional[str] = None  # `num_runs: auto`: why this case got the runs it got
 
     @property
     def key(self) -> str:
@@ -133,6 +134,17 @@ class RunStats(StrictModel):
     judge_by_metric: dict[str, JudgeUsage] = Field(default_factory=dict)
 
 
+class AdaptiveInfo(StrictModel):
+    """How a `num_runs: auto` run spent its runs (per shard; merged files add up)."""
+
+    min_runs: int = Field(ge=1)
+    max_runs: int = Field(ge=1)
+    run_budget: float = Field(ge=1)  # mean runs per case allowed
+    runs: int = 0  # runs spent
+    rounds: int = 0
+    stopped: str = ""  # why the rounds ended, in words
+
+
 class Results(StrictModel):
     schema_version: int = SCHEMA_VERSION
     tool_version: str
@@ -142,6 +154,7 @@ class Results(StrictModel):
     shard: Optional[ShardInfo] = None
     commit: Optional[str] = None
     stats: RunStats = Field(default_factory=RunStats)
+    adaptive: Optional[AdaptiveInfo] = None  # set by `num_runs: auto`
     warnings: list[str] = Field(default_factory=list)
     cases: list[CaseResult] = Field(default_factory=list)
 
