@@ -258,15 +258,16 @@ def _infer_metric(
     """`sequential` (num_runs: auto) replaces the fixed-sample tests, which peeking would fool."""
     deltas = [p.delta for p in pairs]
     delta = mean(deltas)
-    draws = bootstrap_means(deltas, f"{settings.seed}:{name}")
+    # A fixed-sample interval means nothing over runs chosen by peeking: none in num_runs: auto.
+    draws = bootstrap_means(deltas, f"{settings.seed}:{name}") if sequential is None else []
     two_sided = (1 - settings.confidence) / 2
-    ci_low, ci_high = quantile(draws, two_sided), quantile(draws, 1 - two_sided)
+    ci_low, ci_high = (quantile(draws, two_sided), quantile(draws, 1 - two_sided)) if draws else (None, None)
     down = sum(p.baseline_passed and not p.candidate_passed for p in pairs)
     up = sum(p.candidate_passed and not p.baseline_passed for p in pairs)
     flip_p = sign_test_p(down, up)
     deterministic = not noise
     dropped = delta < -settings.tolerance
-    credible_mean = quantile(draws, 1 - alpha) < 0
+    credible_mean = bool(draws) and quantile(draws, 1 - alpha) < 0
     credible_flips = flip_p <= alpha
     newly_failing = {p.case for p in pairs if p.baseline_passed and not p.candidate_passed}
     worsened = {p.case for p in pairs if p.delta < -settings.tolerance}
@@ -280,7 +281,8 @@ def _infer_metric(
         regressed = dropped and (credible_mean or credible_flips)
         reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
     undecided = _undecided(sequential, settings, max_runs) if sequential and not deterministic and not regressed else ()
-    improved = not regressed and delta > settings.tolerance and ci_low > 0
+    credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
+    improved = not regressed and delta > settings.tolerance and credible_rise
     counted = {p.case for p in pairs if p.case in breaks}
     if regressed and sequential is not None and not deterministic:
         counted |= {c.counts.key for c in sequential.cases if c.chance_dropped >= 0.5}

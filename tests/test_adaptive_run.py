@@ -205,3 +205,11 @@ def test_a_rerun_is_a_new_judge_sample_never_the_cached_verdict_of_an_earlier_ru
     assert len(statuses) >= 2 and statuses[0] == "FAILED" and set(statuses[1:]) == {"PASSED"}
     assert seen["AFTER"] == len(statuses)  # every run of the same output reached the judge
     assert code == 0
+
+
+def test_bad_gate_settings_for_adaptive_runs_name_the_key(tmp_path, capsys):
+    config = project(tmp_path, "auto", {})
+    config.write_text(config.read_text() + "gate:\n  power: 1.5\n  case_drop: 0\n")
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "$.gate.power" in err and "$.gate.case_drop" in err

@@ -81,3 +81,12 @@ def test_unusable_baselines_are_clear_errors(tmp_path, text, where):
     with pytest.raises(InputError) as err:
         load_baseline(path)
     assert str(path) in str(err.value) and where in str(err.value)
+
+
+def test_pass_counts_are_written_and_read_from_run_statuses_in_older_baselines():
+    from agenteval_ci.schema import Status
+    from agenteval_ci.schema.baseline import BaselineMetric
+
+    older = BaselineMetric.model_validate({"run_statuses": ["PASSED", "FAILED", "PASSED", "NOT_EVALUATED"], "status": "FAILED"})
+    assert older.passes is None and older.pass_counts() == (2, 1)
+    assert BaselineMetric(passes=7, fails=3, run_statuses=[Status.PASSED]).pass_counts() == (7, 3)

@@ -100,6 +100,8 @@ def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
     detail = f"{s.cases} comparable case(s), {s.mode}; pass→fail {s.flips_down}, fail→pass {s.flips_up}" if s.cases else ""
     if s.hard_breaks:
         detail += f"; {s.hard_breaks} hard break(s)"
+    if s.evidence is not None:
+        detail += f"; sequential evidence {s.evidence:.3g} (fails at {s.evidence_bar:g})"
     rubrics = tuple(RubricRow(r.rubric_id, fmt_rate(r.baseline_rate), fmt_rate(r.candidate_rate), r.cases) for r in s.rubrics)
     return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
 
