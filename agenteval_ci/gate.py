@@ -6,6 +6,8 @@ exact sign test counts per-case pass->fail flips, Bonferroni-corrected over metr
 that passed every baseline run and failed every candidate run is a hard break, tested with
 Fisher's exact test and Holm's correction over all case x metric pairs. When no case shows
 run-to-run noise (deterministic agents, or a single run), any newly failing case fails.
+With `num_runs: auto` a sequential rule (sequential.py) replaces the fixed-sample tests of
+metrics that show noise, since the runs were chosen by peeking at them.
 """
 
 from __future__ import annotations

@@ -269,7 +269,7 @@ class Adapt:
         first_why: dict[str, str] = {}
         rounds, stopped, left = 1, "", []
         while True:
-            plan = plan_round(self._results(cases), self.baseline, self.gate)
+            plan = plan_round(new_results(list(cases.values()), num_runs=1), self.baseline, self.gate)
             chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)
             stopped = _stopped(self.baseline, plan, chosen, left)
             if plan.decided or not chosen:
@@ -285,9 +285,6 @@ class Adapt:
         first = next(iter(limits.values()), AdaptiveRuns())
         spent = sum(len(cases[k].runs) for k in by_key)
         return AdaptiveInfo(min_runs=first.min_runs, max_runs=first.max_runs, run_budget=first.run_budget, runs=spent, rounds=rounds, stopped=stopped)
-
-    def _results(self, cases: dict[str, CaseResult]) -> Results:
-        return new_results(list(cases.values()), num_runs=1, adaptive=AdaptiveInfo(min_runs=1, max_runs=1, run_budget=1))
 
     def _note(
         self, cases: dict[str, CaseResult], by_key: dict[str, CaseJob], first_why: dict[str, str], plan: RoundPlan, out_of_budget: dict[str, str], limits: dict[str, AdaptiveRuns]
