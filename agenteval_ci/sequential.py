@@ -13,6 +13,8 @@ rounds stop, so by Ville's inequality it ever reaches 1/alpha with probability a
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
+from itertools import accumulate
 from collections import Counter
 from dataclasses import dataclass
 
@@ -85,12 +87,13 @@ def bayes_factor(prior: list[float], case: CaseCounts, drop: float) -> float:
         return 1.0
     post = _posterior(prior, case.baseline)
     scale = max(_log_likelihood(g, case.now) for g in GRID)  # keeps both sums in range
+    now = [_likelihood(g, case.now, scale) for g in GRID]
+    below = list(accumulate(now, initial=0.0))  # below[j]: sum over the j lowest rates
     unchanged = dropped = 0.0
-    for weight, rate in zip(post, GRID):
-        same = _likelihood(rate, case.now, scale)
-        lower = [q for q in GRID if q <= rate - drop + 1e-9]  # 21 rates at most: cheap
-        unchanged += weight * same
-        dropped += weight * (sum(_likelihood(q, case.now, scale) for q in lower) / len(lower) if lower else same)
+    for i, (weight, rate) in enumerate(zip(post, GRID)):
+        lower = bisect_right(GRID, rate - drop + 1e-9)  # how many grid rates lie `drop` or more below
+        unchanged += weight * now[i]
+        dropped += weight * (below[lower] / lower if lower else now[i])
     return dropped / unchanged if unchanged > 0 else math.inf
 
 
