@@ -143,7 +143,7 @@ def test_each_shard_adapts_its_own_cases_and_the_merge_adds_up(tmp_path, monkeyp
 
 def test_bad_adaptive_settings_are_usage_errors_naming_the_file_and_key(tmp_path, capsys):
     for runs, extra, words in [
-        ("3", "    max_runs: 5\n", "max_runs only apply with `num_runs: auto`"),
+        ("3", "    max_runs: 5\n", "max_runs: only with `num_runs: auto`"),
         ("auto", "    min_runs: 5\n    max_runs: 2\n", "min_runs (5) is above max_runs (2)"),
         ("auto", "    run_budget: 20\n", "run_budget (20 runs per case) must lie between"),
         ("sometimes", "", "$.suites[0].num_runs"),

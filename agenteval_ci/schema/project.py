@@ -60,7 +60,7 @@ class SuiteConfig(StrictModel):
     def _adaptive_keys_need_auto(self) -> "SuiteConfig":
         given = [k for k in ("min_runs", "max_runs", "run_budget") if getattr(self, k) is not None]
         if given and self.num_runs != "auto":
-            raise ValueError(f"{', '.join(given)} only apply with `num_runs: auto` (num_runs is {self.num_runs})")
+            raise ValueError(f"{', '.join(given)}: only with `num_runs: auto` (num_runs is {self.num_runs})")
         if self.num_runs == "auto":
             plan = self.adaptive
             if plan.min_runs > plan.max_runs:
