@@ -68,6 +68,8 @@ def baseline_metric(metric: MetricResult) -> BaselineMetric:
         threshold=metric.threshold,
         config_fingerprint=metric.config_fingerprint,
         rubrics=rubric_pass_rates(metric),
+        passes=sum(run.status == Status.PASSED for run in metric.runs),
+        fails=sum(run.status == Status.FAILED for run in metric.runs),
     )
 
 

@@ -6,6 +6,8 @@ exact sign test counts per-case pass->fail flips, Bonferroni-corrected over metr
 that passed every baseline run and failed every candidate run is a hard break, tested with
 Fisher's exact test and Holm's correction over all case x metric pairs. When no case shows
 run-to-run noise (deterministic agents, or a single run), any newly failing case fails.
+With `num_runs: auto` a sequential rule (sequential.py) replaces the fixed-sample tests of
+metrics that show noise, since the runs were chosen by peeking at them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import Baseline, BaselineCase, BaselineMetric
 from .schema.settings import GateSettings
 from .selection import selected
+from .sequential import CaseCounts, Counts, MetricEvidence, metric_evidence
 
 OUTCOMES = (
     "regressed", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
@@ -53,6 +56,9 @@ class MetricSummary:
     candidate_failed: int = 0
     reason: str = ""
     rubrics: tuple[RubricSummary, ...] = ()
+    evidence: float | None = None  # num_runs: auto: the sequential evidence of a drop
+    evidence_bar: float | None = None  # ... and the value that fails the gate
+    undecided: tuple[str, ...] = ()  # ... cases still unsure when the run budget ran out
 
 
 @dataclass(frozen=True)
@@ -164,7 +170,7 @@ def holm(pvalues: dict[tuple[str, str], float], alpha: float, family_size: int) 
 
 
 @dataclass(frozen=True)
-class _Pair:
+class Pair:
     """One metric on one case that both sides scored under the same test and config."""
 
     case: str
@@ -183,6 +189,10 @@ class _Pair:
         return self.candidate - self.baseline
 
     @property
+    def counts(self) -> CaseCounts:
+        return CaseCounts(self.case, Counts(self.baseline_passes, self.baseline_fails), Counts(self.candidate_passes, self.candidate_fails))
+
+    @property
     def is_hard_break(self) -> bool:
         return self.baseline_fails == 0 and self.baseline_passes > 0 and self.candidate_passes == 0 and self.candidate_fails > 0
 
@@ -195,18 +205,19 @@ def _gated(metric: MetricResult | BaselineMetric) -> bool:
     return metric.threshold is not None and metric.status != Status.INFORMATIONAL
 
 
-def _pair(key: str, old: BaselineMetric, new: MetricResult) -> _Pair | None:
+def _pair(key: str, old: BaselineMetric, new: MetricResult) -> Pair | None:
     old_scores = [s for s in old.runs if s is not None]
     new_scores = [r.score for r in new.runs if r.score is not None]
     if old.score is None or new.score is None:
         return None
     new_statuses = [r.status for r in new.runs]
-    return _Pair(
+    baseline_passes, baseline_fails = old.pass_counts()
+    return Pair(
         case=key,
         baseline=mean(old_scores) if old_scores else old.score,
         candidate=new.score,
-        baseline_passes=old.run_statuses.count(Status.PASSED),
-        baseline_fails=old.run_statuses.count(Status.FAILED),
+        baseline_passes=baseline_passes,
+        baseline_fails=baseline_fails,
         candidate_passes=new_statuses.count(Status.PASSED),
         candidate_fails=new_statuses.count(Status.FAILED),
         baseline_passed=old.status == Status.PASSED,
@@ -220,8 +231,8 @@ def comparable(old: BaselineCase, case: CaseResult, name: str) -> bool:
     return previous is not None and old.fingerprint == case.fingerprint and previous.config_fingerprint == case.metrics[name].config_fingerprint
 
 
-def _pairs(results: Results, baseline: Baseline) -> dict[str, list[_Pair]]:
-    pairs: dict[str, list[_Pair]] = {}
+def metric_pairs(results: Results, baseline: Baseline) -> dict[str, list[Pair]]:
+    pairs: dict[str, list[Pair]] = {}
     for case in results.cases:
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
         if old is None:
@@ -243,30 +254,42 @@ class _Inference:
     counted: frozenset[str]  # case keys this metric's regression is made of
 
 
-def _infer_metric(name: str, pairs: list[_Pair], settings: GateSettings, alpha: float, breaks: set[str]) -> _Inference:
+def _infer_metric(
+    name: str, pairs: list[Pair], settings: GateSettings, alpha: float, breaks: set[str], noise: bool,
+    sequential: MetricEvidence | None = None, max_runs: int = 0,
+) -> _Inference:
+    """`sequential` (num_runs: auto) replaces the fixed-sample tests, which peeking would fool."""
     deltas = [p.delta for p in pairs]
     delta = mean(deltas)
-    draws = bootstrap_means(deltas, f"{settings.seed}:{name}")
+    # A fixed-sample interval means nothing over runs chosen by peeking: none in num_runs: auto.
+    draws = bootstrap_means(deltas, f"{settings.seed}:{name}") if sequential is None else []
     two_sided = (1 - settings.confidence) / 2
-    ci_low, ci_high = quantile(draws, two_sided), quantile(draws, 1 - two_sided)
+    ci_low, ci_high = (quantile(draws, two_sided), quantile(draws, 1 - two_sided)) if draws else (None, None)
     down = sum(p.baseline_passed and not p.candidate_passed for p in pairs)
     up = sum(p.candidate_passed and not p.baseline_passed for p in pairs)
     flip_p = sign_test_p(down, up)
-    deterministic = not any(p.noisy for p in pairs)
+    deterministic = not noise
     dropped = delta < -settings.tolerance
-    credible_mean = quantile(draws, 1 - alpha) < 0
+    credible_mean = bool(draws) and quantile(draws, 1 - alpha) < 0
     credible_flips = flip_p <= alpha
     newly_failing = {p.case for p in pairs if p.baseline_passed and not p.candidate_passed}
     worsened = {p.case for p in pairs if p.delta < -settings.tolerance}
     if deterministic:  # no noise to hide in: any newly failing case, any case that dropped
         regressed = bool(newly_failing or worsened) or dropped
         reason = "deterministic: no run-to-run variation, so every newly failing or worsened case counts" if regressed else ""
+    elif sequential is not None:
+        regressed = sequential.regressed
+        reason = f"sequential evidence {sequential.evidence:.3g} reached {sequential.bar:g} (1/α)" if regressed else ""
     else:
         regressed = dropped and (credible_mean or credible_flips)
         reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
-    improved = not regressed and delta > settings.tolerance and ci_low > 0
+    undecided = _undecided(sequential, settings, max_runs) if sequential and not deterministic and not regressed else ()
+    credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
+    improved = not regressed and delta > settings.tolerance and credible_rise
     counted = {p.case for p in pairs if p.case in breaks}
-    if regressed:
+    if regressed and sequential is not None and not deterministic:
+        counted |= {c.counts.key for c in sequential.cases if c.chance_dropped >= 0.5}
+    elif regressed:
         counted |= worsened
         counted |= newly_failing if deterministic else set()
     summary = MetricSummary(
@@ -278,14 +301,22 @@ def _infer_metric(name: str, pairs: list[_Pair], settings: GateSettings, alpha: 
         delta=delta,
         ci_low=ci_low,
         ci_high=ci_high,
-        mode="deterministic" if deterministic else "stochastic",
+        mode="deterministic" if deterministic else "sequential" if sequential else "stochastic",
         flips_down=down,
         flips_up=up,
         flip_p=flip_p,
         hard_breaks=len(counted & breaks),
         reason=reason,
+        evidence=sequential.evidence if sequential and not deterministic else None,
+        evidence_bar=sequential.bar if sequential else None,
+        undecided=undecided,
     )
     return _Inference(summary, frozenset(counted))
+
+
+def _undecided(sequential: MetricEvidence, settings: GateSettings, max_runs: int) -> tuple[str, ...]:
+    """Cases still unsure that had runs left: the run budget, not the evidence, ended the rounds."""
+    return tuple(sorted(c.counts.key for c in sequential.unsure(settings.power) if c.counts.now.passes + c.counts.now.fails < max_runs))
 
 
 def _stochastic_reason(credible_mean: bool, credible_flips: bool) -> str:
@@ -293,7 +324,7 @@ def _stochastic_reason(credible_mean: bool, credible_flips: bool) -> str:
     return "; ".join(why)
 
 
-def _hard_breaks(pairs: dict[str, list[_Pair]], alpha: float) -> dict[str, set[str]]:
+def _hard_breaks(pairs: dict[str, list[Pair]], alpha: float) -> dict[str, set[str]]:
     """Per metric, the cases whose every-run break survives Holm over all noisy case x metric pairs."""
     family = {(name, p.case): p for name, ps in pairs.items() if any(q.noisy for q in ps) for p in ps}
     pvalues = {key: hard_break_p(p.baseline_passes, p.candidate_fails) for key, p in family.items() if p.is_hard_break}
@@ -333,6 +364,27 @@ def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) ->
     )
 
 
+def sequential_evidence(name: str, pairs: dict[str, list[Pair]], settings: GateSettings, baseline: Baseline) -> MetricEvidence:
+    """num_runs: auto: one metric's sequential evidence; alpha is shared out over the metrics (Bonferroni)."""
+    alpha = (1 - settings.confidence) / max(1, len(pairs))
+    return metric_evidence(name, [p.counts for p in pairs[name]], settings.case_drop, alpha, baseline_counts(baseline, name))
+
+
+def baseline_counts(baseline: Baseline, name: str) -> list[Counts]:
+    """Every baseline case's pass counts on a metric: the same for each shard and for their merge."""
+    found = (case.metrics.get(name) for sets in baseline.suites.values() for cases in sets.values() for case in cases.values())
+    return [Counts(*m.pass_counts()) for m in found if m is not None]
+
+
+def noisy(pairs: list[Pair], baseline: Baseline | None, name: str, auto: bool) -> bool:
+    """Run-to-run variation seen on this metric: in these pairs; with num_runs: auto also in any
+    baseline case, so that shards agree with their merge on whether the suite is deterministic."""
+    if any(p.noisy for p in pairs):
+        return True
+    return auto and baseline is not None and any(passes and fails for passes, fails in (
+        (c.passes, c.fails) for c in baseline_counts(baseline, name)))
+
+
 def _metric_names(results: Results) -> list[str]:
     return sorted({name for c in results.cases for name, m in c.metrics.items() if _gated(m)})
 
@@ -348,15 +400,19 @@ def _candidate_counts(name: str, results: Results) -> tuple[int, int, float | No
 def _summaries(results: Results, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
     """Per metric summary, and the (case key, metric) pairs counted as regressions."""
     names = _metric_names(results)
-    pairs = _pairs(results, baseline) if baseline else {}
+    pairs = metric_pairs(results, baseline) if baseline else {}
     alpha = (1 - settings.confidence) / max(1, 2 * len(pairs))  # Bonferroni: two tests per metric
-    breaks = _hard_breaks(pairs, 1 - settings.confidence)
+    auto = results.adaptive is not None
+    breaks = {} if auto else _hard_breaks(pairs, 1 - settings.confidence)  # Fisher's test is fixed-sample
     summaries, counted = [], set()
     for name in names:
         passed, failed, candidate_mean = _candidate_counts(name, results)
         rubrics = _rubric_summaries(name, results, baseline)
         if name in pairs:
-            inference = _infer_metric(name, pairs[name], settings, alpha, breaks.get(name, set()))
+            sequential = sequential_evidence(name, pairs, settings, baseline) if auto and baseline else None
+            max_runs = results.adaptive.max_runs if results.adaptive else 0
+            noise = noisy(pairs[name], baseline, name, auto)
+            inference = _infer_metric(name, pairs[name], settings, alpha, breaks.get(name, set()), noise, sequential, max_runs)
             summary = inference.summary
             counted |= {(case, name) for case in inference.counted}
         else:
@@ -551,6 +607,9 @@ def _reasons(results: Results, baseline: Baseline | None, summaries: list[Metric
     breaks = sum(s.hard_breaks for s in summaries)
     if breaks:
         reasons.append(f"{breaks} hard break(s): cases that passed every baseline run fail every run now")
+    undecided = sorted({k for s in summaries if s.verdict != "regressed" for k in s.undecided})
+    if undecided:
+        reasons.append(_first(undecided, "case(s) still unsure with runs left: the run budget ran out, or a shard stopped early (num_runs: auto; raise run_budget)"))
     new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value and c.key not in broken]
     if new_failing:
         reasons.append(f"{len(new_failing)} new case(s) below their thresholds")

@@ -23,6 +23,7 @@ class Progress:
         self.quiet = quiet  # `--quiet`: count, print nothing
         self.done = 0
         self.failed = 0
+        self.again = 0  # cases run again in later rounds (num_runs: auto)
         self._stream = stream or sys.stderr
         self._bar = wants_bar(self._stream) if bar is None else bar
         self._every = every_seconds
@@ -39,12 +40,18 @@ class Progress:
             self._last_line = now
             self._write(self.status_line(now) + "\n")
 
+    def another_round(self, cases: int, note: str) -> None:
+        """`num_runs: auto` runs some cases again: they count as more work."""
+        self.total += cases
+        self.again += cases
+        self._write(f"{chr(10) if self._bar else ''}agenteval: {note}\n")
+
     def finish(self) -> None:
         now = time.monotonic()
         if self._bar:
             self._write("\r" + self.status_line(now, width=30) + "\n")
         self._write(
-            f"agenteval: ran {self.done} case(s) in {now - self._started:.1f}s, "
+            f"agenteval: ran {self.done - self.again} case(s){f' (+{self.again} re-run(s))' if self.again else ''} in {now - self._started:.1f}s, "
             f"{self.failed} with a failed or timed-out run\n"
         )
 

@@ -28,7 +28,7 @@ from .loader import (
 )
 from .rule_check import expected_args_by_tool, rule_problems
 from .schema import EvalCase, ToolArgsCriterion
-from .schema.project import ProjectConfig, SuiteConfig
+from .schema.project import AdaptiveRuns, ProjectConfig, SuiteConfig
 from .selection import pattern_matches
 
 
@@ -52,10 +52,11 @@ class Suite:
     agent: str
     base_dir: Path  # where relative agent paths and module imports start
     eval_sets: list[EvalSetToRun]
-    num_runs: int = 1
+    num_runs: int = 1  # with `adaptive`, the first round's runs per case
     concurrency: int = 8
     turn_timeout_seconds: float = 300.0
     source: str = ""  # where `agent` was given, e.g. "agenteval.yaml at $.suites[0].agent"
+    adaptive: AdaptiveRuns | None = None  # `num_runs: auto`
 
     @property
     def warnings(self) -> list[Problem]:
@@ -125,7 +126,8 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         agent=suite.agent,
         base_dir=base_dir,
         eval_sets=eval_sets,
-        num_runs=suite.num_runs,
+        num_runs=suite.adaptive.min_runs if suite.num_runs == "auto" else suite.num_runs,
+        adaptive=suite.adaptive if suite.num_runs == "auto" else None,
         concurrency=suite.concurrency,
         turn_timeout_seconds=suite.turn_timeout_seconds,
         source=f"{file} at {at}.agent",

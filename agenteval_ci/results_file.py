@@ -15,7 +15,7 @@ import pydantic
 from . import __version__
 from .errors import InputError, Problem, UsageError
 from .loader import problems_from, read_json
-from .schema import CaseResult, Results, RunStats, ShardInfo
+from .schema import AdaptiveInfo, CaseResult, Results, RunStats, ShardInfo
 from .schema.results import SCHEMA_VERSION
 
 
@@ -29,6 +29,7 @@ def new_results(
     shard: ShardInfo | None = None,
     commit: str | None = None,
     case_filter: list[str] | None = None,
+    adaptive: AdaptiveInfo | None = None,
 ) -> Results:
     return Results(
         tool_version=__version__,
@@ -39,6 +40,7 @@ def new_results(
         case_filter=case_filter,
         commit=commit,
         stats=stats or RunStats(),
+        adaptive=adaptive,
         warnings=warnings or [],
         cases=cases,
     )

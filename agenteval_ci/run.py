@@ -12,7 +12,7 @@ import inspect
 import re
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from .agent_logs import AgentLogs
 from .agents import Agent, AgentExited, contained, load_agent
@@ -22,11 +22,14 @@ from .metrics import adk_mean
 from .metrics.efficiency import token_breakdown
 from .progress import Progress
 from .project import EvalSetToRun, Suite
-from .schema import CaseResult, Content, EvalCase, Invocation, MetricResult, MetricRun, Results, RunRecord, RunStats, ShardInfo, Status, TokenCounts
+from .schema.project import AdaptiveRuns
+from .schema import AdaptiveInfo, CaseResult, Content, EvalCase, Invocation, MetricResult, MetricRun, Results, RunRecord, RunStats, ShardInfo, Status, TokenCounts
 from .schema.eval_config import UserSimulatorConfig
-from .schema.settings import JudgeSettings
+from .schema.baseline import Baseline
+from .schema.settings import GateSettings, JudgeSettings
 from .results_file import new_results
-from .scoring import CaseToScore, score_case
+from .adaptive import Rerun, RoundPlan, case_note, plan_round, within_limits
+from .scoring import CaseToScore, score_case, with_more_runs
 from .shards import in_shard
 from .simulation import SimulatedUser, SimulationFailed, missing_placeholders
 
@@ -132,13 +135,15 @@ def _simulated_user(job: CaseJob, judge: Any) -> SimulatedUser | None:
     return SimulatedUser(scenario, simulator_config(job), judge) if scenario else None
 
 
-async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress, judge: Any) -> list[RunRecord]:
+async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress, judge: Any, indexes: range) -> list[RunRecord]:
+    """The runs `indexes` of one case; a later round continues the numbering, so each run is
+    its own sample (the agent sees its run index; the judge draws afresh for a repeat)."""
     async def one(run_index: int) -> RunRecord:
         async with bound:
             user = _simulated_user(job, judge)
             return await run_conversation(agent, job.case, run_index, job.suite.turn_timeout_seconds, user)
 
-    runs = list(await asyncio.gather(*(one(i) for i in range(job.suite.num_runs))))
+    runs = list(await asyncio.gather(*(one(i) for i in indexes)))
     progress.case_done(failed=any(r.error for r in runs))
     return runs
 
@@ -213,25 +218,104 @@ def check_gated(jobs: list[CaseJob]) -> None:
         raise InputError(list(problems.values()))
 
 
-async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, progress: Progress) -> list[CaseResult]:
-    """Each case is scored as soon as its runs end, so judge calls overlap other cases' agent
+Runner = Callable[[CaseJob, range], Awaitable[CaseResult]]
+
+
+def case_runner(agents: dict[str, Agent], judge: Any, progress: Progress, jobs: list[CaseJob]) -> Runner:
+    """Runs and scores some runs of a case, without the agent metrics (added once at the end).
+    Each case is scored as soon as its runs end, so judge calls overlap other cases' agent
     turns; the agent bound covers only the agent, the judge keeps its own."""
     bounds = {job.suite.name: asyncio.Semaphore(job.suite.concurrency) for job in jobs}
 
-    async def run_and_score(job: CaseJob) -> CaseResult:
-        runs = await _run_case(agents[job.suite.name], job, bounds[job.suite.name], progress, judge)
-        item = CaseToScore(
-            job.case,
-            runs,
-            job.eval_set.config.metrics,
-            job.eval_set.loaded.eval_set.eval_set_id,
-            job.eval_set.loaded.path,
-            job.suite.name,
-        )
-        scored = score_case(item, judge)
-        return _with_agent_metrics(await scored if inspect.isawaitable(scored) else scored)
+    async def run_and_score(job: CaseJob, indexes: range) -> CaseResult:
+        runs = await _run_case(agents[job.suite.name], job, bounds[job.suite.name], progress, judge, indexes)
+        scored = score_case(_to_score(job, runs), judge)
+        return await scored if inspect.isawaitable(scored) else scored
 
-    return list(await asyncio.gather(*(run_and_score(job) for job in jobs)))
+    return run_and_score
+
+
+def _to_score(job: CaseJob, runs: list[RunRecord]) -> CaseToScore:
+    eval_set = job.eval_set
+    return CaseToScore(job.case, runs, eval_set.config.metrics, eval_set.loaded.eval_set.eval_set_id, eval_set.loaded.path, job.suite.name)
+
+
+def job_key(job: CaseJob) -> str:
+    return f"{job.suite.name}/{job.eval_set.loaded.eval_set.eval_set_id}/{job.case.eval_id}"
+
+
+async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, progress: Progress, adapt: Adapt | None = None) -> tuple[list[CaseResult], AdaptiveInfo | None]:
+    """Every case `num_runs` times; then, with `adapt`, rounds of re-runs of the unsure cases."""
+    run = case_runner(agents, judge, progress, jobs)
+    first = await asyncio.gather(*(run(job, range(job.suite.num_runs)) for job in jobs))
+    cases = {job_key(job): case for job, case in zip(jobs, first)}
+    info = await adapt.rounds(jobs, cases, run, progress) if adapt else None
+    return [_with_agent_metrics(cases[job_key(job)]) for job in jobs], info
+
+
+@dataclass
+class Adapt:
+    """`num_runs: auto`: rounds of re-runs of the cases the gate is unsure about, until it is
+    sure, every unsure case has max_runs, or the suite's run budget is spent."""
+
+    baseline: Baseline | None
+    gate: GateSettings
+
+    async def rounds(self, jobs: list[CaseJob], cases: dict[str, CaseResult], run: Runner, progress: Progress) -> AdaptiveInfo:
+        by_key = {job_key(j): j for j in jobs if j.suite.adaptive}
+        limits = {j.suite.name: j.suite.adaptive for j in by_key.values()}
+        room = {name: int(plan.run_budget * sum(j.suite.name == name for j in by_key.values())) for name, plan in limits.items()}
+        for key, job in by_key.items():
+            room[job.suite.name] -= len(cases[key].runs)
+        first_why: dict[str, str] = {}
+        rounds, stopped, left = 1, "", []
+        while True:
+            plan = plan_round(new_results(list(cases.values()), num_runs=1), self.baseline, self.gate)
+            chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)
+            stopped = _stopped(self.baseline, plan, chosen, left)
+            if plan.decided or not chosen:
+                break
+            rounds += 1
+            progress.another_round(len(chosen), f"round {rounds}: running {len(chosen)} case(s) again that the gate is unsure about")
+            for rerun in chosen:
+                first_why.setdefault(rerun.key, rerun.why)
+            more = await asyncio.gather(*(run(by_key[r.key], range(len(cases[r.key].runs), len(cases[r.key].runs) + 1)) for r in chosen))
+            for rerun, new in zip(chosen, more):
+                cases[rerun.key] = with_more_runs(cases[rerun.key], new, by_key[rerun.key].eval_set.config.metrics)
+        self._note(cases, by_key, first_why, plan, {r.key: r.why for r in left}, limits)
+        first = next(iter(limits.values()), AdaptiveRuns())
+        spent = sum(len(cases[k].runs) for k in by_key)
+        return AdaptiveInfo(min_runs=first.min_runs, max_runs=first.max_runs, run_budget=first.run_budget, runs=spent, rounds=rounds, stopped=stopped)
+
+    def _note(
+        self, cases: dict[str, CaseResult], by_key: dict[str, CaseJob], first_why: dict[str, str], plan: RoundPlan, out_of_budget: dict[str, str], limits: dict[str, AdaptiveRuns]
+    ) -> None:
+        still = {r.key for r in plan.reruns}
+        compared = {c.key for c in cases.values() if self.baseline and self.baseline.case(c.suite, c.eval_set_id, c.eval_id)}
+        for key in by_key:
+            case = cases[key]
+            if plan.decided:
+                end = f"then the gate decided: {plan.decided}"
+            elif key in out_of_budget:
+                end = "still unsure when the run budget ran out"
+            elif key in still:
+                end = f"still unsure at max_runs ({limits[case.suite].max_runs})"
+            else:
+                end = "then settled"
+            why = first_why.get(key) or out_of_budget.get(key)
+            cases[key] = case.model_copy(update={"runs_note": case_note(case, why, end, key in compared, key in first_why)})
+
+
+def _stopped(baseline: Baseline | None, plan: RoundPlan, chosen: list[Rerun], left: list[Rerun]) -> str:
+    if baseline is None:
+        return "no baseline: every case ran min_runs times"
+    if plan.decided:
+        return f"the gate decided: {plan.decided}"
+    if left and not chosen:
+        return f"the run budget ran out with {len(left)} case(s) still unsure"
+    if plan.reruns and not chosen:
+        return "every unsure case reached max_runs"
+    return "settled: no case left that a run could change the verdict on"
 
 
 def run_suites(
@@ -241,9 +325,12 @@ def run_suites(
     progress: Progress | None = None,
     logs: AgentLogs | None = None,
     quiet: bool = False,
+    baseline: Baseline | None = None,
+    gate: GateSettings | None = None,
 ) -> Results:
     """Load each suite's agent, run and score every case of this shard, return the results.
-    `logs` tames the agent's own logging once its modules are imported (they configure it)."""
+    `logs` tames the agent's own logging once its modules are imported (they configure it).
+    Suites with `num_runs: auto` then re-run the cases the gate is unsure about against `baseline`."""
     started = time.monotonic()
     jobs = plan(suites, shard)
     check_scenarios(jobs)
@@ -255,7 +342,8 @@ def run_suites(
     try:
         # The judge: one for the whole run, so all judged metrics share its bound and cache.
         judge = make_judge(judge_settings or JudgeSettings())
-        cases = asyncio.run(run_jobs(jobs, agents, judge, progress))
+        adapt = Adapt(baseline, gate or GateSettings()) if any(j.suite.adaptive for j in jobs) else None
+        cases, adaptive = asyncio.run(run_jobs(jobs, agents, judge, progress, adapt))
     finally:
         for agent in agents.values():
             agent.close()
@@ -264,8 +352,9 @@ def run_suites(
     progress.finish()
     return new_results(
         cases,
-        num_runs=max((s.num_runs for s in suites), default=1),
+        num_runs=max((len(c.runs) for c in cases), default=1) if adaptive else max((s.num_runs for s in suites), default=1),
         suites=[s.name for s in suites],
         stats=with_judge_stats(_stats(cases, time.monotonic() - started), judge.stats()),
         shard=shard,
+        adaptive=adaptive,
     )

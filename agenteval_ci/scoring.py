@@ -102,6 +102,14 @@ def _case_result(item: CaseToScore, per_metric: list[list[MetricRun]]) -> CaseRe
     )
 
 
+def with_more_runs(old: CaseResult, new: CaseResult, metrics: list[ConfiguredMetric]) -> CaseResult:
+    """A case over its earlier runs and a later round's: each metric re-aggregated, none re-judged."""
+    per_metric = {m.name: aggregate(m, old.metrics[m.name].runs + new.metrics[m.name].runs) for m in metrics}
+    runs = old.runs + new.runs
+    status, reason = case_status(per_metric, runs)
+    return old.model_copy(update={"metrics": per_metric, "runs": runs, "status": status, "reason": reason})
+
+
 def score_all(items: list[CaseToScore], judge: Any = None) -> list[CaseResult]:
     """Every case; the judged ones all at once under the judge's bound. Results keep
     the order of `items`."""

@@ -22,7 +22,7 @@ def test_dump_is_deterministic_sorted_and_ends_with_a_newline(tmp_path):
     assert metric == {
         "config_fingerprint": results.cases[0].metrics["tool_trajectory_avg_score"].config_fingerprint,
         "rubrics": {}, "run_statuses": ["PASSED", "PASSED"], "runs": [1.0, 1.0],
-        "score": 1.0, "status": "PASSED", "threshold": 1.0,
+        "score": 1.0, "status": "PASSED", "threshold": 1.0, "passes": 2, "fails": 0,
     }
     assert data["suites"]["default"]["home"]["lights"]["fingerprint"] == results.cases[0].fingerprint
 
@@ -81,3 +81,12 @@ def test_unusable_baselines_are_clear_errors(tmp_path, text, where):
     with pytest.raises(InputError) as err:
         load_baseline(path)
     assert str(path) in str(err.value) and where in str(err.value)
+
+
+def test_pass_counts_are_written_and_read_from_run_statuses_in_older_baselines():
+    from agenteval_ci.schema import Status
+    from agenteval_ci.schema.baseline import BaselineMetric
+
+    older = BaselineMetric.model_validate({"run_statuses": ["PASSED", "FAILED", "PASSED", "NOT_EVALUATED"], "status": "FAILED"})
+    assert older.passes is None and older.pass_counts() == (2, 1)
+    assert BaselineMetric(passes=7, fails=3, run_statuses=[Status.PASSED]).pass_counts() == (7, 3)

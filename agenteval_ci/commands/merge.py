@@ -6,7 +6,7 @@ import argparse
 
 from ..errors import EXIT_PASSED, InputError, Problem
 from ..results_file import new_results, read_results, write_results
-from ..schema import JudgeUsage, Results, RunStats, TokenCounts
+from ..schema import AdaptiveInfo, JudgeUsage, Results, RunStats, TokenCounts
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,7 +23,9 @@ def check_shards(named: list[tuple[str, Results]]) -> None:
     for name, r in named:
         if r.shard.count != count:
             problems.append(Problem(name, "$.shard.count", f"is {r.shard.count}, but {named[0][0]} is a shard of {count}"))
-        if r.num_runs != named[0][1].num_runs:
+        if (r.adaptive is None) != (named[0][1].adaptive is None):
+            problems.append(Problem(name, "$.adaptive", f"num_runs: auto in one shard but not in {named[0][0]}"))
+        elif r.adaptive is None and r.num_runs != named[0][1].num_runs:
             problems.append(Problem(name, "$.num_runs", f"is {r.num_runs}, but {named[0][0]} has {named[0][1].num_runs}"))
         if r.case_filter != named[0][1].case_filter:
             problems.append(Problem(name, "$.case_filter", f"is {r.case_filter}, but {named[0][0]} has {named[0][1].case_filter}"))
@@ -57,13 +59,22 @@ def merge(named: list[tuple[str, Results]]) -> Results:
     )
     return new_results(
         cases,
-        num_runs=ordered[0].num_runs,
+        num_runs=max(r.num_runs for r in ordered),  # auto: shards differ; fixed: all equal
         suites=suites,
         stats=_sum_stats([r.stats for r in ordered]),
         warnings=list(dict.fromkeys(w for r in ordered for w in r.warnings)),
         commit=ordered[0].commit,
         case_filter=ordered[0].case_filter,
+        adaptive=_merge_adaptive([r.adaptive for r in ordered if r.adaptive]),
     )
+
+
+def _merge_adaptive(infos: list[AdaptiveInfo]) -> AdaptiveInfo | None:
+    """Each shard adapted its own cases: runs add up, rounds are the longest shard's."""
+    if not infos:
+        return None
+    stopped = "; ".join(dict.fromkeys(i.stopped for i in infos))
+    return infos[0].model_copy(update={"runs": sum(i.runs for i in infos), "rounds": max(i.rounds for i in infos), "stopped": stopped})
 
 
 def _tokens(counts: list[TokenCounts]) -> TokenCounts:

@@ -16,13 +16,15 @@ from pathlib import Path
 
 from ..agent_logs import DEFAULT_CONSOLE_LEVEL, LEVELS, LOG_FILE, AgentLogs
 from ..agents import CALLABLE_SPEC as _CALLABLE
+from ..baseline import load_baseline
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project, select_cases
 from ..run import NO_KEY_HINT, run_suites
 from ..schema import Results, ShardInfo, Status
+from ..schema.baseline import Baseline
 from ..schema.project import DEFAULT_PROJECT_FILE, MAX_NUM_RUNS
-from ..schema.settings import JudgeSettings
+from ..schema.settings import GateSettings, JudgeSettings
 from ..shards import parse_shard
 from ._common import add_detailed_option, output_results, print_table, print_warnings, save_results
 from .compare import compare_and_report, print_verdict
@@ -78,7 +80,9 @@ def run(args: argparse.Namespace) -> int:
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
-    results = _run(chosen(project.suites, args), judge, shard, args, Path(project.path).parent)
+    suites = chosen(project.suites, args)
+    baseline = _adaptive_baseline(suites, project, args)
+    results = _run(suites, judge, shard, args, Path(project.path).parent, baseline, _gate_settings(project, args))
     save_results(results, args, project.warnings)
     if args.no_gate:
         print_table(results, args)
@@ -94,15 +98,18 @@ def chosen(suites: list[Suite], args: argparse.Namespace) -> list[Suite]:
     if args.num_runs is not None:
         if not 1 <= args.num_runs <= MAX_NUM_RUNS:
             raise UsageError(f"--num-runs must be 1-{MAX_NUM_RUNS}, got {args.num_runs}")
-        suites = [replace(s, num_runs=args.num_runs) for s in suites]
+        suites = [replace(s, num_runs=args.num_runs, adaptive=None) for s in suites]  # a fixed count overrides auto
     return suites
 
 
-def _run(suites: list[Suite], judge: JudgeSettings | None, shard: ShardInfo | None, args: argparse.Namespace, project_dir: Path) -> Results:
+def _run(
+    suites: list[Suite], judge: JudgeSettings | None, shard: ShardInfo | None, args: argparse.Namespace, project_dir: Path,
+    baseline: Baseline | None = None, gate: GateSettings | None = None,
+) -> Results:
     """Run with the agent's own logging kept below our output; say where its quieter records went."""
     level = args.log_level or ("ERROR" if args.quiet else DEFAULT_CONSOLE_LEVEL)
     logs = AgentLogs(level, project_dir / LOG_FILE)
-    results = run_suites(suites, judge, shard, logs=logs, quiet=args.quiet)
+    results = run_suites(suites, judge, shard, logs=logs, quiet=args.quiet, baseline=baseline, gate=gate)
     if logs.notice():
         print(logs.notice(), file=sys.stderr)
     return results.model_copy(update={"case_filter": args.case}) if args.case else results
@@ -114,13 +121,29 @@ def explain_failed_runs(results: Results) -> None:
         print(f"agenteval: error: {NO_KEY_HINT}", file=sys.stderr)
 
 
+def _baseline_path(project: Project, args: argparse.Namespace) -> tuple[Path, bool]:
+    """The baseline to compare with, and whether it must exist (it was named)."""
+    return (Path(args.baseline) if args.baseline else project.baseline_path), bool(args.baseline) or project.config.baseline_named
+
+
+def _gate_settings(project: Project, args: argparse.Namespace) -> GateSettings:
+    settings = project.config.gate
+    return settings.model_copy(update={"fail_on": args.fail_on}) if args.fail_on else settings
+
+
+def _adaptive_baseline(suites: list[Suite], project: Project, args: argparse.Namespace) -> Baseline | None:
+    """`num_runs: auto` decides what to re-run against the baseline, even under --no-gate (the
+    verdict is recomputed from the runs against whichever baseline compare is given)."""
+    if not any(s.adaptive for s in suites):
+        return None
+    path, required = _baseline_path(project, args)
+    return load_baseline(path, required=required)
+
+
 def _gate(results: Results, project: Project, args: argparse.Namespace) -> int:
     """Compare with the committed baseline (thresholds only when there is none yet)."""
-    baseline = Path(args.baseline) if args.baseline else project.baseline_path
-    required = bool(args.baseline) or project.config.baseline_named
-    settings = project.config.gate
-    if args.fail_on:
-        settings = settings.model_copy(update={"fail_on": args.fail_on})
+    baseline, required = _baseline_path(project, args)
+    settings = _gate_settings(project, args)
     try:
         comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md)
     except AgentevalError:  # a bad baseline: still show what ran before the error

@@ -43,6 +43,8 @@ def render_table(results: Results, detailed: bool = False, style: Style = PLAIN,
                 lines += _metric_lines(name, metric, style)
         if case.status == Status.FAILED and case.reason:
             lines.append(f"        reason: {case.reason}")
+        if results.adaptive and len(case.runs) > results.adaptive.min_runs and case.runs_note:
+            lines.append(f"        runs: {case.runs_note}")
         if detailed:
             lines += turn_details(case, style)
     counts = {s: sum(c.status == s for c in results.cases) for s in Status}
@@ -51,6 +53,10 @@ def render_table(results: Results, detailed: bool = False, style: Style = PLAIN,
         f"{counts[Status.NOT_EVALUATED]} not evaluated; {_unscored(results)} gated metric score(s) not evaluated"
     )
     lines.append(_facts(results.stats))
+    if results.adaptive:
+        plan = results.adaptive
+        runs = sum(len(c.runs) for c in results.cases)
+        lines.append(f"num_runs: auto: {runs} run(s) over {len(results.cases)} case(s), {plan.rounds} round(s); {plan.stopped}")
     return "\n".join(lines)
 
 

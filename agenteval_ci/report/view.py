@@ -28,6 +28,7 @@ SECTION_TITLES = {
     "improved": "Improved",
 }
 RATIONALE_CHARS = 600
+RERUNS_SHOWN = 50  # num_runs: auto: re-run cases listed in the comment, most runs first
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ class ReportView:
     accepted_by: str
     confidence: str
     warnings: tuple[str, ...] = ()  # e.g. a judged metric that went without the agent's context
+    reruns: tuple[Fact, ...] = ()  # num_runs: auto: case key -> how many runs and why
+    reruns_total: int = 0
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -102,6 +105,8 @@ def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
     detail = f"{s.cases} comparable case(s), {s.mode}; pass→fail {s.flips_down}, fail→pass {s.flips_up}" if s.cases else ""
     if s.hard_breaks:
         detail += f"; {s.hard_breaks} hard break(s)"
+    if s.evidence is not None:
+        detail += f"; sequential evidence {s.evidence:.3g} (fails at {s.evidence_bar:g})"
     rubrics = tuple(RubricRow(r.rubric_id, fmt_rate(r.baseline_rate), fmt_rate(r.candidate_rate), r.cases) for r in s.rubrics)
     return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
 
@@ -204,7 +209,7 @@ def _facts(results: Results) -> tuple[Fact, ...]:
     runs = sum(len(c.runs) for c in results.cases)
     facts = [
         Fact("cases", str(len(results.cases))),
-        Fact("runs", f"{runs} ({results.num_runs} per case)"),
+        Fact("runs", _runs_fact(results, runs)),
         Fact("duration", f"{s.duration_seconds:.1f}s"),
         Fact("agent turns", str(s.agent_turns)),
         Fact("agent tokens", f"{s.agent_tokens.input} in / {s.agent_tokens.output} out"),
@@ -241,6 +246,22 @@ def judged_blind_warnings(results: Results) -> list[str]:
     ]
 
 
+def _runs_fact(results: Results, runs: int) -> str:
+    plan = results.adaptive
+    if plan is None:
+        return f"{runs} ({results.num_runs} per case)"
+    mean = runs / len(results.cases) if results.cases else 0.0
+    return f"{runs} (num_runs: auto, {mean:.2f} per case, {plan.rounds} round(s); {plan.stopped})"
+
+
+def rerun_cases(results: Results) -> list[CaseResult]:
+    """num_runs: auto: the cases run more than min_runs times, most runs first."""
+    if results.adaptive is None:
+        return []
+    again = [c for c in results.cases if len(c.runs) > results.adaptive.min_runs and c.runs_note]
+    return sorted(again, key=lambda c: (-len(c.runs), c.key))
+
+
 def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     if not comparison.has_baseline:
         state = "failed" if comparison.verdict == "failed" else "passed"
@@ -274,4 +295,6 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
         warnings=tuple(judged_blind_warnings(results)),
+        reruns=tuple(Fact(c.key, c.runs_note or "") for c in rerun_cases(results)[:RERUNS_SHOWN]),
+        reruns_total=len(rerun_cases(results)),
     )

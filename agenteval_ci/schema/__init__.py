@@ -34,6 +34,7 @@ from .eval_set import (
 )
 from .results import (
     SCHEMA_VERSION,
+    AdaptiveInfo,
     AlignedCall,
     ArgumentCheck,
     CaseResult,

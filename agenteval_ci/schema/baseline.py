@@ -25,6 +25,15 @@ class BaselineMetric(StrictModel):
     threshold: Optional[float] = None
     config_fingerprint: str = ""
     rubrics: dict[str, float] = Field(default_factory=dict)  # rubric id -> pass rate over runs
+    # Runs that passed / failed this metric: what `num_runs: auto` weighs the case's runs now
+    # against. Absent in baselines written before them: counted from run_statuses then.
+    passes: Optional[int] = Field(default=None, ge=0)
+    fails: Optional[int] = Field(default=None, ge=0)
+
+    def pass_counts(self) -> tuple[int, int]:
+        if self.passes is not None and self.fails is not None:
+            return self.passes, self.fails
+        return self.run_statuses.count(Status.PASSED), self.run_statuses.count(Status.FAILED)
 
 
 class BaselineCase(StrictModel):

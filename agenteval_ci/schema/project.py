@@ -6,8 +6,9 @@ file is three lines (see docs/config.md).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from pydantic import Field, field_validator, model_validator
 
@@ -22,6 +23,15 @@ MAX_NUM_RUNS = 100  # maxima documented in docs/config.md
 MAX_CONCURRENCY = 1000
 
 
+@dataclass(frozen=True)
+class AdaptiveRuns:
+    """`num_runs: auto`: runs per case between min_runs and max_runs, at most run_budget on average."""
+
+    min_runs: int = 1
+    max_runs: int = 10
+    run_budget: float = 3.0  # mean runs per case; each shard spends its own share
+
+
 class SuiteConfig(StrictModel):
     """One agent and the eval sets it runs against."""
 
@@ -31,7 +41,12 @@ class SuiteConfig(StrictModel):
     agent: str = Field(min_length=1)
     eval_sets: list[str] = Field(min_length=1)  # globs, relative to agenteval.yaml's folder
     eval_config: Optional[str] = None  # else test_config.json beside each eval set, else ADK's defaults
-    num_runs: int = Field(default=1, ge=1, le=MAX_NUM_RUNS)
+    # An int: every case runs that often. `auto`: every case runs `min_runs` times, then only
+    # the cases the gate is unsure about run again, in rounds (docs/gate.md, "Adaptive runs").
+    num_runs: Union[int, Literal["auto"]] = Field(default=1)
+    min_runs: Optional[int] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # auto: default 1
+    max_runs: Optional[int] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # auto: per case, default 10
+    run_budget: Optional[float] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # auto: mean runs per case, default 3
     concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)  # case x run jobs in flight at once
     turn_timeout_seconds: float = Field(default=300.0, gt=0)
     # Metrics added to every eval set's eval config (replacing one of the same name), so that
@@ -44,6 +59,30 @@ class SuiteConfig(StrictModel):
     @classmethod
     def _paths_parse(cls, value: ToolArgs) -> ToolArgs:
         return check_tool_args(value)
+
+    @field_validator("num_runs")
+    @classmethod
+    def _runs_in_range(cls, value: Union[int, str]) -> Union[int, str]:
+        if isinstance(value, int) and not 1 <= value <= MAX_NUM_RUNS:
+            raise ValueError(f"must be `auto` or a whole number from 1 to {MAX_NUM_RUNS}")
+        return value
+
+    @model_validator(mode="after")
+    def _adaptive_keys_need_auto(self) -> "SuiteConfig":
+        given = [k for k in ("min_runs", "max_runs", "run_budget") if getattr(self, k) is not None]
+        if given and self.num_runs != "auto":
+            raise ValueError(f"{', '.join(given)}: only with `num_runs: auto` (num_runs is {self.num_runs})")
+        if self.num_runs == "auto":
+            plan = self.adaptive
+            if plan.min_runs > plan.max_runs:
+                raise ValueError(f"min_runs ({plan.min_runs}) is above max_runs ({plan.max_runs})")
+            if not plan.min_runs <= plan.run_budget <= plan.max_runs:
+                raise ValueError(f"run_budget ({plan.run_budget:g} runs per case) must lie between min_runs ({plan.min_runs}) and max_runs ({plan.max_runs})")
+        return self
+
+    @property
+    def adaptive(self) -> "AdaptiveRuns":
+        return AdaptiveRuns(self.min_runs or 1, self.max_runs or 10, self.run_budget or 3.0)
 
     @field_validator("eval_sets", mode="before")
     @classmethod

@@ -118,6 +118,7 @@ class CaseResult(StrictModel):
     metrics: dict[str, MetricResult] = Field(default_factory=dict)
     runs: list[RunRecord] = Field(default_factory=list)
     eval_case: EvalCase
+    runs_note: Optional[str] = None  # `num_runs: auto`: why this case got the runs it got
 
     @property
     def key(self) -> str:
@@ -160,6 +161,17 @@ class RunStats(StrictModel):
     judge_by_metric: dict[str, JudgeUsage] = Field(default_factory=dict)
 
 
+class AdaptiveInfo(StrictModel):
+    """How a `num_runs: auto` run spent its runs (per shard; merged files add up)."""
+
+    min_runs: int = Field(ge=1)
+    max_runs: int = Field(ge=1)
+    run_budget: float = Field(ge=1)  # mean runs per case allowed
+    runs: int = 0  # runs spent
+    rounds: int = 0
+    stopped: str = ""  # why the rounds ended, in words
+
+
 class Results(StrictModel):
     schema_version: int = SCHEMA_VERSION
     tool_version: str
@@ -170,6 +182,7 @@ class Results(StrictModel):
     case_filter: Optional[list[str]] = None  # `run -k` patterns: a partial run (accept keeps the other cases)
     commit: Optional[str] = None
     stats: RunStats = Field(default_factory=RunStats)
+    adaptive: Optional[AdaptiveInfo] = None  # set by `num_runs: auto`
     warnings: list[str] = Field(default_factory=list)
     cases: list[CaseResult] = Field(default_factory=list)
 

@@ -45,3 +45,8 @@ class GateSettings(StrictModel):
     # A gated score the baseline has but this run could not produce (lost coverage), or a
     # case with nothing evaluated: `fail` the gate (the default: no evidence is not a pass) or `warn`.
     not_evaluated: Literal["fail", "warn"] = "fail"
+    # `num_runs: auto` only (docs/gate.md, "Adaptive runs"): the per-case drop in pass rate the
+    # sequential rule looks for, and how sure it must be that a case did not drop before it
+    # stops re-running it (1 - power is the chance it may still have).
+    case_drop: float = Field(default=0.3, gt=0, lt=1)
+    power: float = Field(default=0.9, gt=0, lt=1)

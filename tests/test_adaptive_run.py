@@ -1,0 +1,215 @@
+"""`num_runs: auto` end to end through the CLI, with a Python-callable agent whose flakiness
+is scripted per case and run index (script.json), so every outcome here is deterministic."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from agenteval_ci.cli import main
+
+AGENT = '''
+import json, pathlib
+
+SCRIPT = pathlib.Path(__file__).with_name("script.json")
+
+def agent(text, session):
+    """The right tool, unless script.json lists this run index (or "all") for this case."""
+    fails = json.loads(SCRIPT.read_text()).get(session.case_id, [])
+    tool = "wrong" if session.run_index in fails or "all" in fails else "lookup"
+    return {"response": "ok", "tool_calls": [{"name": tool, "args": {"q": text}}]}
+'''
+CASES = [f"c{i}" for i in range(10)]
+
+
+def project(tmp_path: Path, runs: str, script: dict, extra: str = "") -> Path:
+    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "script.json").write_text(json.dumps(script))
+    evals = tmp_path / "evals"
+    evals.mkdir(exist_ok=True)
+    turn = lambda i: {"user_content": {"parts": [{"text": f"hi {i}"}]}, "intermediate_data": {"tool_uses": [{"name": "lookup", "args": {"q": f"hi {i}"}}]}}  # noqa: E731
+    cases = [{"eval_id": c, "conversation": [turn(c)]} for c in CASES]
+    (evals / "a.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}))
+    (evals / "test_config.json").write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0}}))
+    config = tmp_path / "agenteval.yaml"
+    config.write_text(f"suites:\n  - agent: agent.py:agent\n    eval_sets: evals/*.evalset.json\n    num_runs: {runs}\n{extra}")
+    return config
+
+
+def accept_baseline(tmp_path: Path, runs: int, script: dict) -> dict:
+    """A fixed-run baseline, accepted through the CLI."""
+    config = project(tmp_path, str(runs), script)
+    main(["run", "--config", str(config), "--json", str(tmp_path / "base.json"), "--no-gate"])
+    assert main(["accept", str(tmp_path / "base.json"), "--config", str(config), "--allow-failed"]) == 0
+    return json.loads((tmp_path / ".agenteval" / "baseline.json").read_text())
+
+
+def runs_of(path: Path) -> dict[str, int]:
+    return {c["eval_id"]: len(c["runs"]) for c in json.loads(path.read_text())["cases"]}
+
+
+def test_only_the_unsure_case_runs_again_and_the_report_says_why(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CI", "true")
+    baseline = accept_baseline(tmp_path, 3, {"c1": [1]})  # c1 flaky: the suite is not deterministic
+    counts = {c: baseline["suites"]["default"]["s"][c]["metrics"]["tool_trajectory_avg_score"] for c in ("c0", "c1")}
+    assert (counts["c0"]["passes"], counts["c0"]["fails"], counts["c1"]["passes"], counts["c1"]["fails"]) == (3, 0, 2, 1)
+    config = project(tmp_path, "auto", {"c3": [0]})  # c3 fails its first run only: noise, not a regression
+    capsys.readouterr()
+    code = main(["run", "--config", str(config), "--json", str(tmp_path / "new.json"), "--md", str(tmp_path / "comment.md")])
+    out = capsys.readouterr()
+    assert code == 0, out.out
+    runs = runs_of(tmp_path / "new.json")
+    assert runs["c3"] > 1 and all(n == 1 for c, n in runs.items() if c != "c3")
+    results = json.loads((tmp_path / "new.json").read_text())
+    c3 = next(c for c in results["cases"] if c["eval_id"] == "c3")
+    assert [r["index"] for r in c3["runs"]] == list(range(runs["c3"]))  # each re-run is a new sample
+    assert c3["runs_note"].startswith(f"{runs['c3']} runs: re-run as tool_trajectory_avg_score: flipped against the baseline (baseline passed 3/3, now 0/1)")
+    assert c3["runs_note"].endswith("then settled")
+    assert results["adaptive"]["runs"] == 9 + runs["c3"] and results["adaptive"]["stopped"].startswith("settled")
+    comment = (tmp_path / "comment.md").read_text()
+    assert "Runs per case (num_runs: auto): 1 case(s) run again" in comment and "- `default/s/c3`: " in comment
+    assert f"runs: {c3['runs_note']}" in out.out and "round 2: running 1 case(s) again" in out.err
+
+
+def test_a_regression_is_decided_without_more_runs_and_fails(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 3, {"c1": [1]})
+    config = project(tmp_path, "auto", {"c3": ["all"], "c4": ["all"], "c5": ["all"]})
+    assert main(["run", "--config", str(config), "--json", str(tmp_path / "new.json")]) == 1
+    out = capsys.readouterr().out
+    assert "tool_trajectory_avg_score: regressed (sequential evidence" in out
+    assert "the gate decided" in json.loads((tmp_path / "new.json").read_text())["adaptive"]["stopped"]
+
+
+def test_a_deterministic_suite_costs_one_run_per_case_and_a_break_still_fails(tmp_path, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 2, {})  # every case agrees with itself: no noise anywhere
+    config = project(tmp_path, "auto", {})
+    assert main(["run", "--config", str(config), "--json", str(tmp_path / "same.json")]) == 0
+    assert set(runs_of(tmp_path / "same.json").values()) == {1}
+    config = project(tmp_path, "auto", {"c7": ["all"]})
+    assert main(["run", "--config", str(config), "--json", str(tmp_path / "broken.json")]) == 1
+    assert set(runs_of(tmp_path / "broken.json").values()) == {1}
+
+
+def test_a_flip_against_a_single_baseline_run_is_run_again_to_tell_noise_from_a_break(tmp_path, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 1, {})
+    config = project(tmp_path, "auto", {"c2": [0]})  # fails once, then passes: noise
+    main(["run", "--config", str(config), "--json", str(tmp_path / "new.json")])
+    assert runs_of(tmp_path / "new.json")["c2"] >= 2
+
+
+def test_out_of_budget_and_still_unsure_fails_closed(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 3, {"c1": [1]})
+    config = project(tmp_path, "auto", {"c3": [0]}, extra="    run_budget: 1\n")  # no room for a second run
+    assert main(["run", "--config", str(config), "--json", str(tmp_path / "new.json")]) == 1
+    assert "1 case(s) still unsure with runs left: the run budget ran out" in capsys.readouterr().out
+    c3 = next(c for c in json.loads((tmp_path / "new.json").read_text())["cases"] if c["eval_id"] == "c3")
+    assert c3["runs_note"].startswith("1 run: unsure as tool_trajectory_avg_score: flipped against the baseline")
+    assert c3["runs_note"].endswith("still unsure when the run budget ran out")
+
+
+def test_accept_keeps_each_cases_counts_from_an_adaptive_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 3, {"c1": [1]})
+    config = project(tmp_path, "auto", {"c3": [0]})
+    main(["run", "--config", str(config), "--json", str(tmp_path / "new.json")])
+    runs = runs_of(tmp_path / "new.json")
+    assert main(["accept", str(tmp_path / "new.json"), "--config", str(config), "--allow-failed"]) == 0
+    baseline = json.loads((tmp_path / ".agenteval" / "baseline.json").read_text())
+    c3 = baseline["suites"]["default"]["s"]["c3"]["metrics"]["tool_trajectory_avg_score"]
+    assert (c3["passes"], c3["fails"]) == (runs["c3"] - 1, 1) and len(c3["run_statuses"]) == runs["c3"]
+
+
+def test_each_shard_adapts_its_own_cases_and_the_merge_adds_up(tmp_path, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 3, {"c1": [1]})
+    config = project(tmp_path, "auto", {"c3": [0]})
+    shards = []
+    for i in (1, 2):
+        path = tmp_path / f"shard{i}.json"
+        main(["run", "--config", str(config), "--shard", f"{i}/2", "--json", str(path), "--no-gate"])
+        shards.append(path)
+    with_c3 = next(p for p in shards if "c3" in runs_of(p))
+    assert runs_of(with_c3)["c3"] > 1
+    assert all(n == 1 for p in shards for c, n in runs_of(p).items() if c != "c3")
+    assert main(["merge", *map(str, shards), "--json", str(tmp_path / "merged.json")]) == 0
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    assert merged["adaptive"]["runs"] == sum(json.loads(p.read_text())["adaptive"]["runs"] for p in shards) == 9 + runs_of(with_c3)["c3"]
+    assert main(["compare", str(tmp_path / "merged.json"), "--config", str(config)]) == 0
+
+
+def test_bad_adaptive_settings_are_usage_errors_naming_the_file_and_key(tmp_path, capsys):
+    for runs, extra, words in [
+        ("3", "    max_runs: 5\n", "max_runs: only with `num_runs: auto`"),
+        ("auto", "    min_runs: 5\n    max_runs: 2\n", "min_runs (5) is above max_runs (2)"),
+        ("auto", "    run_budget: 20\n", "run_budget (20 runs per case) must lie between"),
+        ("sometimes", "", "$.suites[0].num_runs"),
+        ("0", "", "from 1 to 100"),
+    ]:
+        config = project(tmp_path, runs, {}, extra)
+        assert main(["run", "--config", str(config)]) == 2
+        err = capsys.readouterr().err
+        assert "agenteval.yaml" in err and "$.suites[0]" in err and words in err, err
+
+
+JUDGED_AGENT = '''
+import json, pathlib
+
+def agent(text, session):
+    replies = json.loads(pathlib.Path(__file__).with_name("replies.json").read_text())
+    return {"response": replies[session.case_id]}
+'''
+
+
+def test_a_rerun_is_a_new_judge_sample_never_the_cached_verdict_of_an_earlier_run(tmp_path, monkeypatch):
+    """The same output judged again in a later round is a repeat: a fresh request to the
+    judge, not the cache entry of the case's first run."""
+    from tests.fakes.gemini import FakeGemini
+    from tests.judge.helpers import json_reply
+
+    seen: dict[str, int] = {}
+    verdicts = {"WOBBLY": ["valid", "invalid", "valid"], "AFTER": ["invalid"]}  # then "valid"
+
+    def responder(request):
+        token = next((t for t in ("WOBBLY", "AFTER") if t in request.prompt_text), "")
+        nth = seen[token] = seen.get(token, 0) + 1
+        script = verdicts.get(token, [])
+        return json_reply({"reasoning": "r", "verdict": script[nth - 1] if nth <= len(script) else "valid"})
+
+    monkeypatch.setenv("CI", "true")
+    (tmp_path / "agent.py").write_text(JUDGED_AGENT)
+    evals = tmp_path / "evals"
+    evals.mkdir()
+    ids = ["steady", "wobbly", "flip"]
+    turn = {"user_content": {"parts": [{"text": "hi"}]}, "final_response": {"parts": [{"text": "expected"}]}}
+    (evals / "a.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": i, "conversation": [turn]} for i in ids]}))
+    criterion = {"threshold": 0.5, "judge_model_options": {"num_samples": 1}}
+    (evals / "test_config.json").write_text(json.dumps({"criteria": {"final_response_match_v2": criterion}}))
+    config = tmp_path / "agenteval.yaml"
+    replies = tmp_path / "replies.json"
+    with FakeGemini(responder=responder) as fake:
+        for key, value in fake.env().items():
+            monkeypatch.setenv(key, value)
+        replies.write_text(json.dumps({"steady": "STEADY", "wobbly": "WOBBLY", "flip": "BEFORE"}))
+        config.write_text("suites:\n  - agent: agent.py:agent\n    eval_sets: evals/*.evalset.json\n    num_runs: 3\n")
+        main(["run", "--config", str(config), "--json", str(tmp_path / "base.json"), "--no-gate"])
+        assert main(["accept", str(tmp_path / "base.json"), "--config", str(config), "--allow-failed"]) == 0
+        replies.write_text(json.dumps({"steady": "STEADY", "wobbly": "WOBBLY", "flip": "AFTER"}))
+        config.write_text("suites:\n  - agent: agent.py:agent\n    eval_sets: evals/*.evalset.json\n    num_runs: auto\n")
+        code = main(["run", "--config", str(config), "--json", str(tmp_path / "new.json")])
+    flip = next(c for c in json.loads((tmp_path / "new.json").read_text())["cases"] if c["eval_id"] == "flip")
+    statuses = [r["status"] for r in flip["metrics"]["final_response_match_v2"]["runs"]]
+    assert len(statuses) >= 2 and statuses[0] == "FAILED" and set(statuses[1:]) == {"PASSED"}
+    assert seen["AFTER"] == len(statuses)  # every run of the same output reached the judge
+    assert code == 0
+
+
+def test_bad_gate_settings_for_adaptive_runs_name_the_key(tmp_path, capsys):
+    config = project(tmp_path, "auto", {})
+    config.write_text(config.read_text() + "gate:\n  power: 1.5\n  case_drop: 0\n")
+    assert main(["run", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "$.gate.power" in err and "$.gate.case_drop" in err
