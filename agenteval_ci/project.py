@@ -13,7 +13,8 @@ from pathlib import Path
 import pydantic
 from .errors import InputError, Problem
 from .readers import parse_yaml, read_text
-from .loader import LoadedEvalConfig, LoadedEvalSet, find_eval_config, load_eval_config, load_eval_set, problems_from
+from .discovery import discover_eval_config
+from .loader import LoadedEvalConfig, LoadedEvalSet, load_eval_config, load_eval_set, problems_from
 from .schema import EvalCase
 from .schema.project import ProjectConfig, SuiteConfig
 
@@ -103,7 +104,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         if not matches:
             raise InputError(Problem(file, f"{at}.eval_sets[{j}]", f"{pattern!r} matches no file under {base_dir.as_posix() or '.'}"))
         for match in matches:
-            config = shared_config or _config_beside(match, configs)
+            config = shared_config or _config_beside(match, base_dir, configs)
             eval_sets.append(EvalSetToRun(load_eval_set(match), config))
     return Suite(
         name=suite.name,
@@ -144,9 +145,10 @@ def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str
     return sorted(found.values())
 
 
-def _config_beside(eval_set: str, loaded: dict[Path | None, LoadedEvalConfig]) -> LoadedEvalConfig:
-    """ADK's discovery (test_config.json beside the file, else the defaults), each config read once."""
-    found = find_eval_config(eval_set)
+def _config_beside(eval_set: str, base_dir: Path, loaded: dict[Path | None, LoadedEvalConfig]) -> LoadedEvalConfig:
+    """test_config.json or eval_config.json beside the file, else eval_config.json above it
+    within the project (see discover_eval_config), else ADK's defaults; each read once."""
+    found = discover_eval_config(eval_set, base_dir)
     if found not in loaded:
         loaded[found] = load_eval_config(found)
     return loaded[found]

@@ -14,12 +14,13 @@ import sys
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
+from ..discovery import default_results, project_file
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project
 from ..run import NO_KEY_HINT, run_suites
 from ..schema import Results, Status
-from ..schema.project import DEFAULT_PROJECT_FILE
+from ..schema.project import DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..shards import parse_shard
 from ._common import output_results, print_warnings
 from .compare import compare_and_report, verdict_line
@@ -31,9 +32,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "adk_args", nargs="*", metavar="AGENT_DIR EVAL_SET",
         help="adk eval's form: the agent folder, then eval set files (FILE[:case_id,case_id]) or eval set ids",
     )
-    parser.add_argument("--config", help=f"the project file (default: {DEFAULT_PROJECT_FILE})")
+    parser.add_argument("--config", help=f"the project file (default: the nearest {DEFAULT_PROJECT_FILE} here or above)")
     parser.add_argument("--suite", action="append", metavar="NAME", help="run only this suite (repeatable)")
-    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
+    parser.add_argument("--json", metavar="OUT", help=f"write the results file here ('-' for stdout; default: {DEFAULT_RESULTS} in the project's folder)")
     parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
     parser.add_argument("--fail-on", choices=["regression", "threshold", "never"], help="override agenteval.yaml's gate.fail_on")
     parser.add_argument("--no-gate", action="store_true", help="only write the results; compare later (the action compares with the base branch's baseline)")
@@ -54,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
         suite = adk_style_suite(args.adk_args[0], args.adk_args[1:], args.config_file_path)
         print_warnings(suite.warnings)
         results = run_suites([suite], shard=shard)
+        args.json = args.json or str(default_results())
         output_results(results, args, suite.warnings)
         explain_failed_runs(results)
         print(adk_summary(results))
@@ -61,12 +63,13 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PASSED if every_case_passed else EXIT_FAILED
     if args.config_file_path:
         raise UsageError("--config_file_path belongs to adk eval's form (AGENT_DIR EVAL_SET...); in agenteval.yaml use a suite's eval_config")
-    project = load_project(args.config or DEFAULT_PROJECT_FILE, args.suite)
+    project = load_project(project_file(args.config), args.suite)
     print_warnings(project.warnings)
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     results = run_suites(project.suites, judge, shard)
+    args.json = args.json or str(default_results(project.path))  # so `agenteval accept` finds it
     output_results(results, args, project.warnings)
     explain_failed_runs(results)
     if args.no_gate:
