@@ -65,7 +65,7 @@ class Project:
 def read_project_config(path: str | Path) -> ProjectConfig:
     name = Path(path).as_posix()
     if not Path(path).exists() and not Path(path).is_symlink():
-        raise InputError(Problem(name, "$", "file not found (create one, see docs/config.md, or pass --config)"))
+        raise InputError(Problem(name, "$", "file not found (create one with `agenteval init`, see docs/config.md)"))
     data = parse_yaml(name, read_text(path))
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "expected a mapping with `suites:` (see docs/config.md)"))
