@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -48,9 +49,9 @@ class Layout:
     configs: list[str] = field(default_factory=list)  # test_config.json / eval_config.json
     install: str = ""
 
-    def eval_sets_of(self, agent: str | None) -> list[str]:
+    def eval_sets_of(self, agent: str) -> list[str]:
         """Eval files inside the agent's folder; with one agent, every eval file."""
-        if agent is None or len(self.agents) == 1:
+        if len(self.agents) == 1:
             return self.eval_files
         return [f for f in self.eval_files if f.startswith(agent + "/")]
 
@@ -226,6 +227,10 @@ def _first_baseline(root: Path) -> None:
               "fails a PR when a case gets worse or newly falls below its threshold")
 
 
+def _cd(root: Path) -> str:
+    return "" if root.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(root.as_posix())} && "
+
+
 def next_steps(layout: Layout, files: list[str]) -> str:
     files = [f for f in files if (layout.root / f).exists()]
     legacy = ""
@@ -235,7 +240,7 @@ def next_steps(layout: Layout, files: list[str]) -> str:
                   "with the initial session they need.\n")
     return f"""{legacy}
 next steps:
-  1. commit:  git add {' '.join(files)} && git commit -m "Gate the agent with agenteval"
+  1. commit:  {_cd(layout.root)}git add {' '.join(files)} && git commit -m "Gate the agent with agenteval"
   2. secret:  add GOOGLE_API_KEY under Settings > Secrets and variables > Actions (the agent and the judges use it)
   3. require: Settings > Branches > add a branch protection rule (or a ruleset) for main >
               "Require status checks to pass" > add the check "agenteval"
