@@ -13,12 +13,12 @@ from pathlib import Path
 import pydantic
 from .errors import InputError, Problem, UsageError
 from .readers import parse_yaml, read_text
+from .discovery import discover_eval_config
 from .loader import (
     ConfiguredMetric,
     LoadedEvalConfig,
     LoadedEvalSet,
     config_rule_problems,
-    find_eval_config,
     load_eval_config,
     load_eval_set,
     problems_from,
@@ -79,7 +79,7 @@ class Project:
 def read_project_config(path: str | Path) -> ProjectConfig:
     name = Path(path).as_posix()
     if not Path(path).exists() and not Path(path).is_symlink():
-        raise InputError(Problem(name, "$", "file not found (create one, see docs/config.md, or pass --config)"))
+        raise InputError(Problem(name, "$", "file not found (create one with `agenteval init`, see docs/config.md)"))
     data = parse_yaml(name, read_text(path))
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "expected a mapping with `suites:` (see docs/config.md)"))
@@ -118,7 +118,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         if not matches:
             raise InputError(Problem(file, f"{at}.eval_sets[{j}]", f"{pattern!r} matches no file under {base_dir.as_posix() or '.'}"))
         for match in matches:
-            config = shared_config or _config_beside(match, configs)
+            config = shared_config or _config_beside(match, base_dir, configs)
             eval_sets.append(EvalSetToRun(load_eval_set(match), config))
     eval_sets = _with_suite_options(file, at, suite, eval_sets)
     return Suite(
@@ -191,9 +191,10 @@ def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str
     return sorted(found.values())
 
 
-def _config_beside(eval_set: str, loaded: dict[Path | None, LoadedEvalConfig]) -> LoadedEvalConfig:
-    """ADK's discovery (test_config.json beside the file, else the defaults), each config read once."""
-    found = find_eval_config(eval_set)
+def _config_beside(eval_set: str, base_dir: Path, loaded: dict[Path | None, LoadedEvalConfig]) -> LoadedEvalConfig:
+    """test_config.json or eval_config.json beside the file, else eval_config.json above it
+    within the project (see discover_eval_config), else ADK's defaults; each read once."""
+    found = discover_eval_config(eval_set, base_dir)
     if found not in loaded:
         loaded[found] = load_eval_config(found)
     return loaded[found]

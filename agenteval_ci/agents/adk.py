@@ -25,7 +25,6 @@ DEFAULT_USER_ID = "test_user_id"
 def _adk() -> Any:
     try:
         from google.adk import runners
-        from google.adk.apps import App  # noqa: F401  (checked here so a broken install fails early)
     except ImportError as exc:
         raise DependencyError(f"{INSTALL_HINT} ({exc})") from None
     return runners
@@ -46,16 +45,23 @@ def _agent_module(spec: str, base_dir: Path) -> Any:
     return getattr(module, "agent", module) if not _exposes_agent(module) else module
 
 
+def _app_class() -> Any:
+    """google-adk's App, which versions before 1.14 do not have (nor can a module expose one)."""
+    try:
+        from google.adk.apps import App
+    except ImportError:
+        return None
+    return App
+
+
 def _exposes_agent(module: Any) -> bool:
     return any(hasattr(module, name) for name in ("app", "root_agent", "get_agent_async"))
 
 
 async def _root_agent_and_app(module: Any) -> tuple[Any, Any]:
     """ADK's order: an `app` (App), else `root_agent`, else `await get_agent_async()`."""
-    from google.adk.apps import App
-
     app = getattr(module, "app", None)
-    if isinstance(app, App):
+    if _app_class() is not None and isinstance(app, _app_class()):
         return app.root_agent, app
     if hasattr(module, "root_agent"):
         return module.root_agent, None
@@ -109,7 +115,7 @@ def events_to_invocation(user_content: Content, events: list[Any], duration: flo
                 content=_to_ours(Content, event.content) if keep_content else None,
                 grounding_metadata=event.grounding_metadata.model_dump(mode="json", exclude_none=True) if event.grounding_metadata else None,
                 usage_metadata=_usage(event),
-                model_version=event.model_version,
+                model_version=getattr(event, "model_version", None),  # google-adk >= 1.1x
             )
         )
     return Invocation(
@@ -143,7 +149,9 @@ class AdkConversation:
         return events_to_invocation(user_content, events, duration, app_details)
 
     async def close(self) -> None:
-        await self._runner.close()
+        close = getattr(self._runner, "close", None)  # google-adk 1.0-1.x: no Runner.close
+        if close is not None:
+            await close()
 
 
 class AdkAgent:

