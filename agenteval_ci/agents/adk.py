@@ -30,6 +30,16 @@ def _adk() -> Any:
     return runners
 
 
+def _app_details_recorder() -> Optional[Any]:
+    """The plugin recording app_details, or None on google-adk releases before plugins (1.2-1.6):
+    their turns then carry no app_details, and judged metrics say they went without them."""
+    try:
+        from ._adk_requests import AppDetailsRecorder
+    except ImportError:
+        return None
+    return AppDetailsRecorder()
+
+
 def _agent_module(spec: str, base_dir: Path) -> Any:
     """A folder whose __init__.py imports `agent` (ADK's layout), a .py file, or a dotted module."""
     folder = base_dir / spec
@@ -130,7 +140,7 @@ def events_to_invocation(user_content: Content, events: list[Any], duration: flo
 
 
 class AdkConversation:
-    def __init__(self, runner: Any, user_id: str, session_id: str, recorder: Any):
+    def __init__(self, runner: Any, user_id: str, session_id: str, recorder: Optional[Any]):
         self._runner = runner
         self._user_id = user_id
         self._session_id = session_id
@@ -145,7 +155,7 @@ class AdkConversation:
         async for event in self._runner.run_async(user_id=self._user_id, session_id=self._session_id, new_message=message):
             events.append(event)
         duration = time.monotonic() - started
-        app_details = self._recorder.take(events[0].invocation_id) if events else None
+        app_details = self._recorder.take(events[0].invocation_id) if events and self._recorder else None
         return events_to_invocation(user_content, events, duration, app_details)
 
     async def close(self) -> None:
@@ -178,14 +188,13 @@ class AdkAgent:
             state=dict(given.state) if given else {},
             session_id=(given.session_id if given else None) or str(uuid.uuid4()),
         )
-        from ._adk_requests import AppDetailsRecorder
-
-        recorder = AppDetailsRecorder()
+        recorder = _app_details_recorder()
+        plugins = [recorder] if recorder else []
         # As adk eval builds its runner: the App's own plugins first, then the recorder.
         if app:
-            target = {"app": app.model_copy(update={"root_agent": root_agent, "plugins": [*app.plugins, recorder]}), "app_name": app_name}
+            target = {"app": app.model_copy(update={"root_agent": root_agent, "plugins": [*app.plugins, *plugins]}), "app_name": app_name}
         else:
-            target = {"agent": root_agent, "app_name": app_name, "plugins": [recorder]}
+            target = {"agent": root_agent, "app_name": app_name, **({"plugins": plugins} if plugins else {})}
         runner = runners.Runner(
             **target,
             session_service=sessions,

@@ -134,11 +134,12 @@ def test_the_documented_workflows_are_what_init_writes():
 
 
 def _linters() -> list[list[str]]:
+    """The linters of the test extra, on PATH or beside this interpreter (a venv not activated)."""
     found = []
-    if shutil.which("actionlint"):
-        found.append(["actionlint"])
-    if shutil.which("check-jsonschema"):
-        found.append(["check-jsonschema", "--builtin-schema", "vendor.github-workflows"])
+    for name, options in (("actionlint", []), ("check-jsonschema", ["--builtin-schema", "vendor.github-workflows"])):
+        path = shutil.which(name) or shutil.which(name, path=str(Path(sys.executable).parent))
+        if path:
+            found.append([path, *options])
     return found
 
 
