@@ -143,9 +143,10 @@ def baseline_from_results(
 ) -> Baseline:
     """Accept `results` as the new baseline. With no filters the suites in the results are
     replaced (cases gone from them are dropped); other suites are kept. With `cases` and/or
-    `metrics`, or from a `run -k` file, only those change and everything else stays as it was."""
+    `metrics`, or from a `run -k` or one shard's file, only those change and everything else
+    stays as it was."""
     _check_filters(results, cases, metrics)
-    partial = bool(cases or metrics or results.case_filter)  # a `run -k` file holds only some cases
+    partial = bool(cases or metrics or results.case_filter or results.shard)  # these files hold only some cases
     suites = {} if previous is None else previous.model_copy(deep=True).suites
     if not partial:
         for suite in {c.suite for c in results.cases} | set(results.suites):

@@ -40,6 +40,15 @@ def test_accepting_a_k_run_keeps_the_other_cases_of_the_baseline(project):  # no
     assert sorted(baseline["suites"]["default"]["set_a"]) == ["c0", "c1", "c2", "c3", "c4"]
 
 
+def test_accepting_one_shard_keeps_the_other_shards_cases(project):  # noqa: F811
+    assert agenteval(project, "run", "--shard", "1/2", "--json", "s.json").returncode == 0
+    shard = [c["eval_id"] for c in json.loads((project / "s.json").read_text())["cases"]]
+    assert 0 < len(shard) < 5
+    assert agenteval(project, "accept", "s.json").returncode == 0
+    baseline = json.loads((project / ".agenteval" / "baseline.json").read_text())
+    assert sorted(baseline["suites"]["default"]["set_a"]) == ["c0", "c1", "c2", "c3", "c4"]
+
+
 def test_num_runs_overrides_the_suites(project):  # noqa: F811
     assert agenteval(project, "run", "-k", "c0", "--num-runs", "3", "--json", "r.json").returncode == 0
     results = json.loads((project / "r.json").read_text())
