@@ -7,9 +7,11 @@ nothing imports the report package.
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import zipfile
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from .client import GitHubClient
@@ -119,6 +121,26 @@ def pull_request_from(data: dict[str, Any]) -> PullRequest:
     return PullRequest(data["number"], _pull_ref(data["head"]), _pull_ref(data["base"]), data.get("state", "open"))
 
 
+def _answers_checked(cls: type) -> type:
+    """Every public method of `cls` turns an answer of the wrong shape (a 200 without the fields
+    we read) into a GitHubError naming the call, never a traceback."""
+    def checked(name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(self, *args, **kwargs)
+            except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+                raise GitHubError("answer to", f"{cls.__name__}.{name}", 200,
+                                  f"not the shape GitHub documents ({type(exc).__name__}: {exc})") from None
+        return call
+
+    for name, method in list(vars(cls).items()):
+        if callable(method) and not name.startswith("_"):
+            setattr(cls, name, checked(name, method))
+    return cls
+
+
+@_answers_checked
 class Repo:
     """One repository's endpoints."""
 

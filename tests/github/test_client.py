@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -212,13 +216,10 @@ def test_a_timeout_is_retried_like_a_lost_connection():
     assert "unreachable after 2 tries" in str(info.value) and "timed out" in str(info.value) and sleeps == [0.01]
 
 
-@pytest.mark.parametrize("body", [b"<html>502 Bad Gateway</html>", b'{"comments": 1}'])
-def test_an_answer_that_is_not_githubs_json_is_a_github_error(body):
-    """A proxy's HTML page in a 200, or a page of the wrong shape: one clear error, not a traceback."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-    class Proxy(BaseHTTPRequestHandler):
+@contextlib.contextmanager
+def _answering(body: bytes) -> Iterator[GitHubClient]:
+    """A client of a loopback server that answers every GET with 200 and `body`."""
+    class Fixed(BaseHTTPRequestHandler):
         def do_GET(self):
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
@@ -228,15 +229,33 @@ def test_an_answer_that_is_not_githubs_json_is_a_github_error(body):
         def log_message(self, *args):
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Fixed)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        client = GitHubClient(new_session(TOKEN), f"http://127.0.0.1:{server.server_address[1]}")
-        with pytest.raises(GitHubError, match="not JSON|not a list"):
-            Repo(client, "octo/agent").comments(7)
+        yield GitHubClient(new_session(TOKEN), f"http://127.0.0.1:{server.server_address[1]}")
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.mark.parametrize("body", [b"<html>502 Bad Gateway</html>", b'{"comments": 1}'])
+def test_an_answer_that_is_not_githubs_json_is_a_github_error(body):
+    """A proxy's HTML page in a 200, or a page of the wrong shape: one clear error, not a traceback."""
+    with _answering(body) as client, pytest.raises(GitHubError, match="not JSON|not a list"):
+        Repo(client, "octo/agent").comments(7)
+
+
+@pytest.mark.parametrize("call, body", [
+    (lambda repo: repo.comments(7), b'[{"body": "no id"}]'),
+    (lambda repo: repo.pull(7), b'{"number": 7, "head": "abc"}'),
+    (lambda repo: repo.identity(), b'["login"]'),
+    (lambda repo: repo.get_file("b.json", "main"), b'{"type": "file", "path": "b.json", "sha": "1", "content": "/w=="}'),
+    (lambda repo: repo.runs_for("abc"), b'{"workflow_runs": [{"id": 1}]}'),
+])
+def test_a_json_answer_without_the_documented_fields_is_a_github_error(call, body):
+    """A 200 whose JSON lacks what GitHub documents: one error naming the call, not a traceback."""
+    with _answering(body) as client, pytest.raises(GitHubError, match=r"answer to Repo\.\w+ -> 200: not the shape GitHub documents"):
+        call(Repo(client, "octo/agent"))
 
 
 def test_an_artifact_that_is_no_zip_or_too_large_unpacked_is_refused(fake):
