@@ -31,3 +31,14 @@ def test_without_a_comparison_failures_are_threshold_failures(tmp_path):
     root = ET.fromstring(render_junit(new))
     failing = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
     assert failing == ["music"]
+
+
+def test_a_metric_judged_without_the_agents_context_says_so(tmp_path):
+    new = score(tmp_path, EXPECTED, [EXPECTED], "new.json")
+    case = new.cases[0]
+    metric = next(iter(case.metrics))
+    blind = case.model_copy(update={"metrics": {**case.metrics, metric: case.metrics[metric].model_copy(update={"judged_without": ["instructions", "tool_declarations"]})}})
+    root = ET.fromstring(render_junit(new.model_copy(update={"cases": [blind, *new.cases[1:]]})))
+    outs = [c.find("system-out") for c in root.iter("testcase")]
+    assert outs[0].text == f"{metric} was judged without instructions and tool_declarations (no app_details recorded)"
+    assert all(o is None for o in outs[1:])
