@@ -32,7 +32,7 @@ PULL_FILE = "pull.json"  # which PR and head a results artifact belongs to, for 
 def github_repo(s: ActionSettings) -> Repo | None:
     if not s.token or not s.repository:
         return None
-    return Repo(GitHubClient(new_session(s.token), s.api_url, backoff_seconds=s.github_backoff_seconds), s.repository)
+    return Repo(GitHubClient(new_session(s.token), s.api_url, backoff_seconds=s.github_backoff_seconds), s.repository, s.app_login)
 
 
 def install_requirements(s: ActionSettings) -> None:

@@ -131,10 +131,14 @@ def write_reports(s: ActionSettings, comparison: Comparison, results: Results, c
 
 def post_comment(repo: Repo, runner: Runner, target: Target, suite: str, body: str) -> str:
     try:
-        return repo.upsert_comment(target.pull.number, comment_marker(suite), body).html_url
+        comment = repo.upsert_comment(target.pull.number, comment_marker(suite), body)
     except (Forbidden, NotFound) as exc:
         runner.warning(f"could not post the PR comment ({exc.status}: {exc.message}); the job summary has the report")
         return ""
+    if not repo.identity().owns(comment):  # a GitHub App's token: we cannot learn whose it is
+        runner.warning(f"the token comments as {comment.author}, which the action does not take for its own: the next run "
+                       f"posts a new comment and accept replies do not count; set the input app-login: {comment.author}")
+    return comment.html_url
 
 
 def post_check(s: ActionSettings, repo: Repo, runner: Runner, target: Target, comparison: Comparison,

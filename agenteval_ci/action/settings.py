@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,7 @@ class ActionSettings:
     results_dir: Path
     artifact_name: str
     check_name: str
+    app_login: str | None = None  # input app-login: the bot a GitHub App's token comments as
     github_backoff_seconds: float = 0.5  # the first retry's wait; doubles up to 5 retries
     agent_env: AgentEnv | None = None  # the image's environment for the user's packages (agent_env.py)
 
@@ -93,9 +95,16 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         results_dir=workspace / input_value(env, "results-dir", "agenteval-results"),
         artifact_name=input_value(env, "artifact-name", "agenteval-results"),
         check_name=f"agenteval ({suite})" if suite else "agenteval",
+        app_login=parse_app_login(input_value(env, "app-login")),
         github_backoff_seconds=backoff_seconds(env.get("AGENTEVAL_GITHUB_BACKOFF_SECONDS", "0.5")),
         agent_env=agent_env_from(env),
     )
+
+
+def parse_app_login(value: str | None) -> str | None:
+    if value and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}\[bot\]", value):
+        raise UsageError(f"input 'app-login' must be a GitHub App's bot login such as my-app[bot], not {value!r}")
+    return value or None
 
 
 def backoff_seconds(value: str) -> float:

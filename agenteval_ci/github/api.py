@@ -34,7 +34,9 @@ class Comment:
 @dataclass(frozen=True)
 class Identity:
     """Who the token comments as: a user's login (a PAT: GET /user answers), or, for an
-    installation token (GET /user is 403), the Actions bot or the app whose token it is.
+    installation token (GET /user is 403), the Actions bot, or the app bot named by the
+    `app-login` input. Any other app's bot is not us: a third-party app that echoes what a
+    user wrote must not be able to post an accepted marker for us.
 
     A PAT also owns the Actions bot's comments: only a workflow of this repository with a
     write token can write as github-actions[bot], so a workflow that switched from
@@ -43,12 +45,12 @@ class Identity:
     under an installation token, since we cannot tell which user a past PAT was."""
 
     login: str | None
+    app_login: str | None = None  # the bot of the GitHub App whose installation token this is
 
     def owns(self, comment: Comment) -> bool:
-        actions_bot = comment.author_type == "Bot" and comment.author == ACTIONS_BOT
-        if self.login is not None:
-            return comment.author == self.login or actions_bot
-        return actions_bot or (comment.author_type == "Bot" and comment.via_app)
+        if comment.author_type != "Bot":
+            return self.login is not None and comment.author == self.login
+        return comment.author in (ACTIONS_BOT, self.login, self.app_login)
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,10 @@ def _answers_checked(cls: type) -> type:
 class Repo:
     """One repository's endpoints."""
 
-    def __init__(self, client: GitHubClient, full_name: str):
+    def __init__(self, client: GitHubClient, full_name: str, app_login: str | None = None):
         self.client = client
         self.full_name = full_name
+        self.app_login = app_login
         self.base = f"repos/{full_name}"
         self._identity: Identity | None = None
 
@@ -158,9 +161,9 @@ class Repo:
         """Asked once: GET /user names a PAT's user; an installation token may not ask (403)."""
         if self._identity is None:
             try:
-                self._identity = Identity(self.client.json("GET", "user")["login"])
+                self._identity = Identity(self.client.json("GET", "user")["login"], self.app_login)
             except (Forbidden, NotFound):
-                self._identity = Identity(None)
+                self._identity = Identity(None, self.app_login)
         return self._identity
 
     def own_comments(self, issue: int) -> list[Comment]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-from tests.fakes.github import read_only_token
+from tests.fakes.github import read_only_token, write_token
 
 from .harness import BASE_SHA, BASELINE, HEAD_SHA, make_repo, pull_request_event, run_action
 
@@ -32,6 +32,21 @@ def test_regression_fails_with_one_comment_a_failing_check_and_annotations(tmp_p
     assert "::error file=evals/basic/home.evalset.json,line=76" in run.stdout
     assert "agenteval" in run.summary and (repo / "agenteval-results" / "report.html").is_file()
     assert json.loads((repo / "agenteval-results" / "pull.json").read_text()) == {"number": 7, "head_sha": HEAD_SHA}
+
+
+def test_an_app_token_keeps_one_comment_once_app_login_names_its_bot(tmp_path, github, good_baseline):
+    open_pull(github, good_baseline)
+    github.add_token("app-token", write_token("agenteval-app[bot]", app="agenteval-app"))
+    repo = make_repo(tmp_path / "repo", broken=True)
+    unnamed = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), token="app-token")
+    assert unnamed.code == 1
+    assert "set the input app-login: agenteval-app[bot]" in unnamed.stdout
+    named = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), token="app-token",
+                       inputs={"app-login": "agenteval-app[bot]"})
+    again = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), token="app-token",
+                       inputs={"app-login": "agenteval-app[bot]"})
+    assert named.code == again.code == 1 and "app-login" not in again.stdout
+    assert len([c for c in github.all_comments() if "agenteval-ci:suite=" in c["body"]]) == 1  # the first run's, edited
 
 
 def test_rerun_updates_the_same_comment(tmp_path, github, good_baseline):

@@ -29,6 +29,14 @@ def test_auto_mode_follows_the_event(tmp_path):
         mode("release")
 
 
+def test_app_login_must_be_a_bot_login(tmp_path):
+    env = {"GITHUB_EVENT_NAME": "push", "GITHUB_WORKSPACE": str(tmp_path)}
+    assert settings_from_env(env).app_login is None
+    assert settings_from_env({**env, "INPUT_APP-LOGIN": "agenteval-app[bot]"}).app_login == "agenteval-app[bot]"
+    with pytest.raises(UsageError, match=r"'app-login' must be a GitHub App's bot login such as my-app\[bot\], not 'mallory'"):
+        settings_from_env({**env, "INPUT_APP-LOGIN": "mallory"})
+
+
 def test_flags_accept_true_and_false_only():
     assert input_flag({"INPUT_COMMENT": "False"}, "comment", True) is False
     with pytest.raises(UsageError, match="'comment' must be true or false"):

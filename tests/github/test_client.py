@@ -25,10 +25,10 @@ def fake():
         yield server
 
 
-def repo_for(fake: FakeGitHub, token: str = TOKEN, sleeps: list[float] | None = None) -> Repo:
+def repo_for(fake: FakeGitHub, token: str = TOKEN, sleeps: list[float] | None = None, app_login: str | None = None) -> Repo:
     record = sleeps.append if sleeps is not None else (lambda s: None)
     client = GitHubClient(new_session(token), fake.base_url, backoff_seconds=0.01, sleep=record)
-    return Repo(client, fake.repo)
+    return Repo(client, fake.repo, app_login)
 
 
 def test_retries_server_errors_with_growing_backoff(fake):
@@ -122,14 +122,27 @@ def test_a_human_comment_carrying_the_marker_is_not_ours(fake):
 def test_an_app_token_owns_its_app_comments_and_a_pat_its_user_comments(fake):
     fake.add_token("app", write_token("agenteval-app[bot]", app="agenteval-app"))
     fake.add_token("pat", write_token("maintainer", pat=True))
-    repo_for(fake, token="app").upsert_comment(7, MARKER, f"{MARKER} app")
-    repo_for(fake, token="app").upsert_comment(7, MARKER, f"{MARKER} app again")
+    repo_for(fake, token="app", app_login="agenteval-app[bot]").upsert_comment(7, MARKER, f"{MARKER} app")
+    repo_for(fake, token="app", app_login="agenteval-app[bot]").upsert_comment(7, MARKER, f"{MARKER} app again")
     fake.add_comment(8, f"{MARKER} someone else", "intruder", "User")
     repo_for(fake, token="pat").upsert_comment(8, MARKER, f"{MARKER} pat")
     repo_for(fake, token="pat").upsert_comment(8, MARKER, f"{MARKER} pat again")
     assert [c["body"] for c in fake.comments[7]] == [f"{MARKER} app again"]
     assert [(c["user"]["login"], c["body"]) for c in fake.comments[8]] == [
         ("intruder", f"{MARKER} someone else"), ("maintainer", f"{MARKER} pat again")]
+
+
+def test_another_apps_bot_is_not_us_though_it_posts_through_an_app(fake):
+    """Under GITHUB_TOKEN, a third-party app that echoes a user's text (our marker in it) is not us;
+    nor is our own app's bot until the app-login input names it."""
+    echo = fake.add_comment(7, f"{MARKER} echoed by a bot", "echo-bot[bot]", "Bot", app="echo-bot")
+    ours = repo_for(fake).upsert_comment(7, MARKER, f"{MARKER} ours")
+    assert ours.id != echo["id"] and echo["body"].endswith("by a bot")
+    fake.add_token("app", write_token("agenteval-app[bot]", app="agenteval-app"))
+    unnamed = repo_for(fake, token="app")
+    first = unnamed.upsert_comment(8, MARKER, f"{MARKER} app")
+    assert not unnamed.identity().owns(first)
+    assert repo_for(fake, token="app", app_login="agenteval-app[bot]").upsert_comment(8, MARKER, f"{MARKER} again").id == first.id
 
 
 def test_a_pat_keeps_the_sticky_comment_the_actions_bot_wrote_but_not_the_reverse(fake):
