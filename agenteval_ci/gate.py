@@ -613,4 +613,12 @@ def _reasons(results: Results, baseline: Baseline | None, summaries: list[Metric
     new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value and c.key not in broken]
     if new_failing:
         reasons.append(f"{len(new_failing)} new case(s) below their thresholds")
+    unmatched = [f"{c.key} {m.name}" for c in cases if c.outcome != "new" and c.key not in broken
+                 for m in c.metrics if _below_without_baseline(m)]
+    if unmatched:  # nothing to compare with, so its threshold decides, as for a new case
+        reasons.append(_first(unmatched, "score(s) below the threshold of a metric new to the case's baseline or changed since"))
     return reasons
+
+
+def _below_without_baseline(metric: CaseMetric) -> bool:
+    return not metric.comparable and metric.threshold is not None and metric.candidate_status == Status.FAILED.value

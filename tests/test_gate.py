@@ -90,13 +90,14 @@ def test_hard_break_in_a_noisy_suite_with_many_runs_is_a_regression(tmp_path):
     assert any("hard break" in r for r in comparison.reasons)
 
 
-def test_changed_expected_trajectory_is_incomparable_not_a_regression(tmp_path):
+def test_changed_expected_trajectory_is_incomparable_and_its_threshold_decides(tmp_path):
     base = score(tmp_path, EXPECTED, [EXPECTED], "base.json")
     edited = {**EXPECTED, "weather": weather(city="Rome")}
-    # the agent still calls Paris: against the edited test it now fails, but the test changed
+    # the agent still calls Paris: the test changed, so no regression, but it fails the edited test
     new = score(tmp_path, edited, [{**edited, "weather": weather()}], "new.json")
     comparison = compare(new, baseline_from_results(base), GateSettings())
-    assert comparison.verdict == "passed" and comparison.regressions == 0
+    assert comparison.verdict == "failed" and comparison.regressions == 0
+    assert "1 score(s) below the threshold of a metric new to the case's baseline or changed since (first: default/home/weather tool_trajectory_avg_score)" in comparison.reasons
     weather_case = next(c for c in comparison.cases if c.eval_id == "weather")
     assert weather_case.outcome == "incomparable" and "expected content changed" in weather_case.note
 

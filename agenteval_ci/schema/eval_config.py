@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, FiniteFloat, field_validator
 
 from ._base import AdkModel, OpenAdkModel
 from .arg_rules import ToolArgs, check_tool_args
@@ -29,7 +29,7 @@ class JudgeModelOptions(AdkModel):
 
 
 class BaseCriterion(OpenAdkModel):
-    threshold: float
+    threshold: FiniteFloat  # NaN would fail every score and inf pass none: a typo, never a setting
     include_intermediate_responses_in_final: bool = False
 
 
@@ -133,7 +133,7 @@ class EvalConfig(AdkModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    criteria: dict[str, Union[float, BaseCriterion]] = Field(default_factory=dict)
+    criteria: dict[str, Union[FiniteFloat, BaseCriterion]] = Field(default_factory=dict)
     custom_metrics: Optional[dict[str, CustomMetricConfig]] = None
     user_simulator_config: Optional[UserSimulatorConfig] = None
     live_model_config: Optional[LiveModelConfig] = None
