@@ -381,8 +381,7 @@ def noisy(pairs: list[Pair], baseline: Baseline | None, name: str, auto: bool) -
     baseline case, so that shards agree with their merge on whether the suite is deterministic."""
     if any(p.noisy for p in pairs):
         return True
-    return auto and baseline is not None and any(passes and fails for passes, fails in (
-        (c.passes, c.fails) for c in baseline_counts(baseline, name)))
+    return auto and baseline is not None and any(c.passes and c.fails for c in baseline_counts(baseline, name))
 
 
 def _metric_names(results: Results) -> list[str]:

@@ -22,9 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.action.harness import BASE_SHA, BASELINE, HEAD_SHA, baseline_text_of, make_repo, pull_request_event, run_action  # noqa: E402
+from tests.action.harness import TOKEN, baseline_text_of, make_repo, pull_request_event, run_action  # noqa: E402
+from tests.action.test_run_mode import open_pull  # noqa: E402
 from tests.fakes.github import FakeGitHub, write_token  # noqa: E402
-from tests.action.harness import TOKEN  # noqa: E402
 
 FIRST_CALL = "first-call.txt"
 NOTE_FIRST_CALL = f'''
@@ -49,9 +49,7 @@ def one_run(work: Path, baseline: str, image: str | None) -> tuple[float, float]
         agent.write(NOTE_FIRST_CALL)
     with FakeGitHub("octo/agent") as github:
         github.add_token(TOKEN, write_token())
-        github.add_pull(7, head_sha=HEAD_SHA, head_ref="feature", base_sha=BASE_SHA)
-        github.set_files(BASE_SHA, {BASELINE: baseline})
-        github.set_files(HEAD_SHA, {BASELINE: baseline})
+        open_pull(github, baseline)
         started = time.time()
         run = run_action(work, repo, github.base_url, "pull_request", pull_request_event(), container=image)
         ended = time.time()
@@ -80,7 +78,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         baseline = baseline_text_of(make_repo(Path(tmp) / "good"))
     native = measure("native", baseline, None, args.repeat)
-    if args.image and shutil.which("podman"):
+    if args.image and not shutil.which("podman"):
+        sys.exit("--image needs podman on PATH")
+    if args.image:
         container = measure("container", baseline, args.image, args.repeat)
         print(f"container / native, time to the first case: {container / native:.2f}x")
 

@@ -150,7 +150,9 @@ def main() -> None:
     args = parser.parse_args()
     modes = args.modes.split(",")
     start = time.perf_counter()
-    print(f"{CASES} cases, {args.trials} trials each, default GateSettings (tolerance 0.05, confidence 0.95, power 0.9, case_drop 0.3)")
+    d = GateSettings()
+    print(f"{CASES} cases, {args.trials} trials each, default GateSettings "
+          f"(tolerance {d.tolerance}, confidence {d.confidence}, power {d.power}, case_drop {d.case_drop})")
     print("A/A target <= 5%; power (20% of cases lose 0.4): target >= 90% on the hard suite; runs/case: target <= 3 for auto")
     print(f"{'suite':<8} {'mode':<8} {'A/A failed':>10} {'runs/case':>9}   {'power':>6} {'runs/case':>9}")
     suites = args.suites.split(",")

@@ -71,7 +71,8 @@ def _exposes_agent(module: Any) -> bool:
 async def _root_agent_and_app(module: Any) -> tuple[Any, Any]:
     """ADK's order: an `app` (App), else `root_agent`, else `await get_agent_async()`."""
     app = getattr(module, "app", None)
-    if _app_class() is not None and isinstance(app, _app_class()):
+    app_class = _app_class()
+    if app_class is not None and isinstance(app, app_class):
         return app.root_agent, app
     if hasattr(module, "root_agent"):
         return module.root_agent, None

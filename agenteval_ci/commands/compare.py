@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import NamedTuple
 
 import pydantic
 
@@ -18,7 +17,7 @@ from ..results_file import read_results, write_atomic
 from ..schema import Results
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_RESULTS
 from ..schema.settings import GateSettings
-from ._common import add_config_option, project_settings, results_path
+from ._common import ProjectSettings, add_config_option, project_settings, results_path
 
 _GATE_FLAGS = ("fail_on", "tolerance", "confidence", "seed")
 
@@ -35,20 +34,15 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help=f"seed of the bootstrap: same inputs, same verdict (default {defaults.seed})")
 
 
-class BaselineAndGate(NamedTuple):
-    baseline: Path
-    gate: GateSettings
-    required: bool  # named by --baseline or agenteval.yaml: it must exist
-
-
-def baseline_and_gate(args: argparse.Namespace) -> BaselineAndGate:
+def baseline_and_gate(args: argparse.Namespace) -> ProjectSettings:
+    """The baseline, the gate with the flags applied, and whether the baseline was named (must exist)."""
     baseline, settings, given = project_settings(args.config)
     overrides = {name: getattr(args, name) for name in _GATE_FLAGS if getattr(args, name) is not None}
     try:
         settings = GateSettings.model_validate({**settings.model_dump(), **overrides})
     except pydantic.ValidationError as exc:
         raise UsageError("; ".join(f"--{e['loc'][0].replace('_', '-')}: {e['msg']}" for e in exc.errors())) from None
-    return BaselineAndGate(Path(args.baseline) if args.baseline else baseline, settings, bool(args.baseline) or given)
+    return ProjectSettings(Path(args.baseline) if args.baseline else baseline, settings, bool(args.baseline) or given)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from string import Template
 
 from ..agent_logs import LOG_FILE
+from ..discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..errors import EXIT_PASSED, AgentevalError, UsageError
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..schema.settings import JudgeSettings
@@ -109,7 +110,7 @@ def detect(root: Path) -> Layout:
                 layout.eval_files.append(rel)
                 if name.endswith(".test.json") and _is_legacy(root / rel):
                     layout.legacy_files.append(rel)
-            elif name in ("test_config.json", "eval_config.json"):
+            elif name in CONFIG_NAMES:
                 layout.configs.append(rel)
     return layout
 
@@ -131,8 +132,8 @@ def _globs(files: list[str]) -> list[str]:
 
 def _shared_config(layout: Layout) -> str | None:
     """The starter pack's one eval_config.json, named when no test_config.json sits beside an eval set."""
-    starter = [c for c in layout.configs if c.endswith("eval_config.json")]
-    if len(starter) == 1 and not any(c.endswith("test_config.json") for c in layout.configs):
+    starter = [c for c in layout.configs if PurePosixPath(c).name == STARTER_CONFIG_NAME]
+    if len(starter) == 1 and not any(PurePosixPath(c).name == ADK_CONFIG_NAME for c in layout.configs):
         return starter[0]
     return None
 

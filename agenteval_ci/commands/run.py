@@ -113,8 +113,9 @@ def _run(
     level = args.log_level or ("ERROR" if args.quiet else DEFAULT_CONSOLE_LEVEL)
     logs = AgentLogs(level, project_dir / LOG_FILE)
     results = run_suites(suites, judge, shard, logs=logs, quiet=args.quiet, baseline=baseline, gate=gate)
-    if logs.notice():
-        print(logs.notice(), file=sys.stderr)
+    notice = logs.notice()
+    if notice:
+        print(notice, file=sys.stderr)
     return results.model_copy(update={"case_filter": args.case}) if args.case else results
 
 

@@ -12,9 +12,10 @@ import argparse
 from pathlib import Path
 
 from ..discovery import CONFIG_NAMES, looks_like_eval_config
-from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
+from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
 from ..loader import eval_set_from_data, load_eval_config, read_json
 from ._common import files_in, print_warnings
+from .convert import read_session
 
 
 _PATTERNS = ("*.test.json", "*.evalset.json", *CONFIG_NAMES, "*.session.json")
@@ -40,13 +41,8 @@ def check_file(path: Path) -> str:
 
 
 def _check_session(path: Path) -> str:
-    """An initial session for legacy files: an object whose `state`, if any, is an object."""
-    data = read_json(path)
-    name = path.as_posix()
-    if not isinstance(data, dict):
-        raise InputError(Problem(name, "$", "a session file must be an object"))
-    if not isinstance(data.get("state", {}), dict):
-        raise InputError(Problem(name, "$.state", "must be an object"))
+    """An initial session for legacy files, checked as `convert` reads it."""
+    read_session(path)
     return "session"
 
 

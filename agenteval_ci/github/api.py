@@ -10,10 +10,11 @@ import base64
 import functools
 import io
 import zipfile
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from ..readers import MAX_FILE_BYTES
 from .client import GitHubClient
 from .errors import BadArtifact, Conflict, Forbidden, GitHubError, NotFound
 
@@ -28,7 +29,6 @@ class Comment:
     html_url: str
     author: str = ""
     author_type: str = ""  # User | Bot | Organization
-    via_app: bool = False  # performed_via_github_app: posted with a GitHub App's token
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class WorkflowRun:
 def _comment(data: dict[str, Any]) -> Comment:
     user = data.get("user") or {}  # null for a deleted account ("ghost")
     return Comment(data["id"], data.get("body") or "", data.get("html_url", ""), user.get("login", ""),
-                   user.get("type", ""), bool(data.get("performed_via_github_app")))
+                   user.get("type", ""))
 
 
 def _pull_ref(data: dict[str, Any]) -> PullRef:
@@ -294,7 +294,7 @@ class Repo:
         found = self.client.paginate(f"{self.base}/actions/runs/{run_id}/artifacts", key="artifacts")
         return [Artifact(a["id"], a["name"], bool(a.get("expired"))) for a in found]
 
-    def download_artifact(self, artifact_id: int, max_file_bytes: int = 256 * 1024 * 1024) -> dict[str, bytes]:
+    def download_artifact(self, artifact_id: int, max_file_bytes: int = MAX_FILE_BYTES) -> dict[str, bytes]:
         """The artifact's files by name (GitHub serves a zip, usually via a redirect). A file
         larger than `max_file_bytes` unpacked is refused before it is inflated (a zip bomb)."""
         response = self.client.send("GET", f"{self.base}/actions/artifacts/{artifact_id}/zip")

@@ -46,14 +46,21 @@ def _event_lines(events: list[InvocationEvent]) -> str:
     return "\n".join(lines) or "(nothing yet)"
 
 
-def _context(invocation: Invocation, earlier: str, grounded: list[InvocationEvent]) -> str:
-    """ADK's context: every agent's instructions, the request, every agent's tools, the
-    grounding metadata, and what happened before the response."""
-    grounding = context.grounding(grounded)
+def _agent_context(invocation: Invocation) -> str:
+    """The part of ADK's context that is the same for every step of a turn: every agent's
+    instructions, the request and every agent's tools (declarations can be tens of KB)."""
     return (
         f"Developer instructions:\n{context.all_instructions(invocation.app_details)}\n\n"
         f"User prompt:\n{text_of(invocation.user_content)}\n\n"
         f"Tool definitions (JSON declarations, by agent):\n{context.declarations(invocation.app_details)}\n\n"
+    )
+
+
+def _context(agent: str, earlier: str, grounded: list[InvocationEvent]) -> str:
+    """ADK's context: the agent's part, the grounding metadata, and what happened before the response."""
+    grounding = context.grounding(grounded)
+    return (
+        agent
         + (f"Grounding metadata (search results and their sources):\n{grounding}\n\n" if grounding else "")
         + f"What happened before this response:\n{earlier}"
     )
@@ -61,6 +68,7 @@ def _context(invocation: Invocation, earlier: str, grounded: list[InvocationEven
 
 def steps_of(invocation: Invocation, intermediate: bool) -> list[Step]:
     events = context.events_of(invocation)
+    agent = _agent_context(invocation)
     steps = []
     if intermediate:
         for index, event in enumerate(events):
@@ -68,11 +76,11 @@ def steps_of(invocation: Invocation, intermediate: bool) -> list[Step]:
             before = _event_lines(events[:index])
             # As in ADK, a text's own grounding is part of its context.
             grounded = events[: index + 1] if event.grounding_metadata else events[:index]
-            steps.extend(Step(text, _context(invocation, before, grounded)) for text in texts)
+            steps.extend(Step(text, _context(agent, before, grounded)) for text in texts)
     final = text_of(invocation.final_response)
     if final:
         earlier = _event_lines(events) if events else tool_steps(invocation)
-        steps.append(Step(final, _context(invocation, earlier, events)))
+        steps.append(Step(final, _context(agent, earlier, events)))
     return steps
 
 

@@ -280,6 +280,7 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
     name = inline(suite or ",".join(results.suites))
     by_key = {case_key(c): c for c in results.cases}
     alert, headline = _headline(comparison, name)
+    again = rerun_cases(results)
     return ReportView(
         suite=name,
         verdict=comparison.verdict,
@@ -295,6 +296,6 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
         warnings=tuple(judged_blind_warnings(results)),
-        reruns=tuple(Fact(c.key, c.runs_note or "") for c in rerun_cases(results)[:RERUNS_SHOWN]),
-        reruns_total=len(rerun_cases(results)),
+        reruns=tuple(Fact(c.key, c.runs_note or "") for c in again[:RERUNS_SHOWN]),
+        reruns_total=len(again),
     )

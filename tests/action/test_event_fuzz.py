@@ -156,7 +156,6 @@ def test_every_wrong_value_at_every_path_of_a_real_payload(tmp_path, monkeypatch
             wrong.append(f"{changed} = {text[:200]}: {problem}\n{output[-1500:]}")
     assert not wrong, f"{len(wrong)} of {tried} payloads:\n\n" + "\n\n".join(wrong[:3])
     assert tried >= 60 and 2 in codes and codes - {2}, (tried, codes)
-    assert not wrong, f"{len(wrong)} of {tried} payloads:\n\n" + "\n\n".join(wrong[:3])
 
 
 WHOLE_FILES: dict[str, bytes | None] = {

@@ -91,6 +91,7 @@ def test_a_regression_is_named_and_coloured_only_when_asked(project):  # noqa: F
 
 def test_detailed_alias_shows_each_turn(project: Path):  # noqa: F811
     done = agenteval(project, "run", "-k", "c0", "--detailed")
+    assert done.returncode == 0, done.stderr
     assert "prompt:" in done.stdout and "expected_tool_calls:" in done.stdout
     assert "per turn: []" not in done.stdout
 
