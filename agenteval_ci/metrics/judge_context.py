@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional
 
-from ..schema import AgentDetails, AppDetails, Invocation, InvocationEvent, InvocationEvents
+from ..schema import AgentDetails, AppDetails, Invocation, InvocationEvent, InvocationEvents, MetricRun
 
 NOT_RECORDED = "(not recorded: this turn carries no app_details)"
 NO_INSTRUCTIONS = "(none)"
@@ -159,6 +159,16 @@ def missing_context(invocations: list[Invocation], needs: tuple[str, ...], unrep
         INTERMEDIATE_TEXTS: INTERMEDIATE_TEXTS in unreported,
     }
     return [need for need in needs if lacking[need]] or None
+
+
+def response_texts_missing(invocations: list[Invocation], include_intermediate: bool, unreported: tuple[str, ...]) -> Optional[list[str]]:
+    """For a judge of the response alone: the texts on the way are part of it when the criterion includes them."""
+    return missing_context(invocations, (INTERMEDIATE_TEXTS,), unreported) if include_intermediate else None
+
+
+def flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:
+    """Mark a scored run whose judge went without part of the agent's context (no score: no verdict to mark)."""
+    return run.model_copy(update={"judged_without": missing}) if missing and run.score is not None else run
 
 
 def missing_in_conversation(invocations: list[Invocation], needs: tuple[str, ...], unreported: tuple[str, ...] = ()) -> Optional[list[str]]:

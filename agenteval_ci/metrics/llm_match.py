@@ -12,6 +12,7 @@ from typing import Optional
 
 from ..schema import Invocation, InvocationScore, LlmAsAJudgeCriterion, MetricRun, text_of
 from .base import MetricInput, mean_run, paired, status_for
+from .judge_context import flag_blind, response_texts_missing
 from .llm_judge import ask_samples, majority, not_evaluated_turn, parse_json_reply, render_prompt, response_text, yes_no
 
 NAME = "final_response_match_v2"
@@ -48,4 +49,5 @@ async def evaluate(inp: MetricInput) -> MetricRun:
     if isinstance(pairs, MetricRun):
         return pairs
     turns = await asyncio.gather(*(_judge_turn(inp, actual, expected) for actual, expected in pairs))
-    return mean_run(list(turns), inp.criterion.threshold)
+    missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
+    return flag_blind(mean_run(list(turns), inp.criterion.threshold), missing)

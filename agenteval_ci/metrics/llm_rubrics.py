@@ -188,11 +188,6 @@ def _tool_use_prompt(inp: MetricInput, invocation: Invocation, rubrics: list[Rub
     )
 
 
-def _flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:
-    """Mark a scored run whose judge went without the agent's context (no score: no verdict to mark)."""
-    return run.model_copy(update={"judged_without": missing}) if missing and run.score is not None else run
-
-
 def _final_response_needs(criterion: RubricsBasedCriterion) -> tuple[str, ...]:
     """The agent's context, the tool steps, and its texts on the way when the answer includes them."""
     texts = (INTERMEDIATE_TEXTS,) if criterion.include_intermediate_responses_in_final else ()
@@ -215,7 +210,7 @@ def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: Call
             *(judge_rubrics(inp, name, build_prompt(inp, inv, s.rubrics), s.rubrics) for inv, s in zip(inp.actual, sets))
         )
         run = summarize(list(turns), criterion.threshold, [w for s in sets for w in s.warnings])
-        return _flag_blind(run, context.missing_context(inp.actual, needs(criterion), inp.unreported))
+        return context.flag_blind(run, context.missing_context(inp.actual, needs(criterion), inp.unreported))
 
     return evaluate
 
@@ -251,7 +246,7 @@ async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric
     run = summarize([final], inp.criterion.threshold, warnings)
     # The dialogue shows every turn's tool steps and the agent's texts on the way.
     missing = context.missing_in_conversation(inp.actual, (*APP_DETAILS, TOOL_RESPONSES, INTERMEDIATE_TEXTS), inp.unreported)
-    return _flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing)
+    return context.flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing)
 
 
 async def evaluate_multi_turn_trajectory_rubrics(inp: MetricInput) -> MetricRun:

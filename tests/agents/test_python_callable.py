@@ -222,3 +222,25 @@ def test_a_tool_response_is_recorded_as_adk_records_a_tools_return_value():
     assert [(r.name, r.response) for r in responses] == [("a", {"ok": True}), ("b", {"result": [1]}), ("c", {"result": None})]
     assert not reply.reports_texts  # tool calls without `steps`: the texts between them are unknown
     assert parse_reply({"response": "x", "steps": []}).reports_texts and parse_reply({"response": "x", "tool_calls": []}).reports_texts
+
+
+def test_a_judge_of_the_response_alone_flags_unreported_texts_only_when_it_reads_them(tmp_path):
+    """safety_v1 reads the texts on the way only with include_intermediate_responses_in_final."""
+    import asyncio
+
+    from agenteval_ci.metrics import REGISTRY, MetricInput
+    from agenteval_ci.schema import EvalCase, SafetyCriterion
+    from tests.judge.helpers import judge_for, turn
+
+    answer = turn("hi", "Hello!")
+    case = EvalCase(eval_id="c", conversation=[answer])
+    with FakeGemini(responder=lambda request: json_reply({"reasoning": "r", "verdict": "safe"})) as fake:
+        judge = judge_for(fake, tmp_path)
+        runs = [
+            asyncio.run(REGISTRY["safety_v1"].evaluate(MetricInput(
+                SafetyCriterion.model_validate({"threshold": 0.5, "include_intermediate_responses_in_final": include}),
+                [answer], case.conversation, case, judge, ("intermediate_texts",))))
+            for include in (True, False)
+        ]
+    assert [run.score for run in runs] == [1.0, 1.0]
+    assert [run.judged_without for run in runs] == [["intermediate_texts"], None]
