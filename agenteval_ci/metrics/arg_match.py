@@ -190,13 +190,21 @@ def _normal_text(value: str, rule: ArgRule) -> str:
     return text.casefold() if rule.ignore_case else text
 
 
-@lru_cache(maxsize=4096)
 def regex_verdict(pattern: str, text: str) -> Optional[bool]:
-    """Does the pattern match `text` whole? None when the match ran out of time."""
+    """Does the pattern match `text` whole? None when the match ran out of time. Short values
+    are remembered (alignment compares each actual call with several expected ones), long
+    ones are not, so the cache never holds large arguments alive."""
+    return _remembered_verdict(pattern, text) if len(text) <= 10_000 else _verdict(pattern, text)
+
+
+def _verdict(pattern: str, text: str) -> Optional[bool]:
     try:
         return compiled_pattern(pattern).fullmatch(text, timeout=REGEX_TIME_LIMIT) is not None
     except TimeoutError:
         return None
+
+
+_remembered_verdict = lru_cache(maxsize=4096)(_verdict)
 
 
 def _scalar_note(expected: Any, actual: Any, rule: ArgRule) -> Optional[str]:

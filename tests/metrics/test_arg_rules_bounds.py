@@ -204,6 +204,10 @@ def test_rule_precedence_fewer_wildcards_then_the_tools_own_then_first_written()
 
 
 def test_nesting_deeper_than_python_can_recurse_fails_the_argument_not_the_run():
+    within: object = 1
+    for _ in range(100):  # 200 levels, as deep as a file we read may nest
+        within = {"a": [within]}
+    assert matched(within, within, "exact") and matched(within, within, "superset")
     deep: list = []
     for _ in range(5000):
         deep = [deep]
