@@ -64,7 +64,7 @@ def test_a_failed_step_leaves_the_turn_not_evaluated(tmp_path):
 
     with FakeGemini(responder=broken) as fake:
         run = score("hallucinations_v1", {"threshold": 0.5}, [turn("q", "It is 21 degrees.")], judge_for(fake, tmp_path))
-    assert run.status == Status.NOT_EVALUATED and "sentence labels" in run.reason and "unparseable" in run.reason
+    assert run.status == Status.NOT_EVALUATED and "sentence labels" in run.reason and "unreadable judge reply" in run.reason
 
 
 def test_safety_scores_each_turn_safe_or_unsafe(tmp_path):

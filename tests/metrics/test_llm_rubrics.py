@@ -92,12 +92,15 @@ def test_duplicate_ids_and_missing_rubrics_are_not_evaluated(tmp_path):
     assert empty.status == Status.NOT_EVALUATED and "no rubrics" in empty.reason
 
 
-def test_an_unparseable_sample_makes_the_turn_not_evaluated(tmp_path):
-    replies = iter([json_reply({"rubrics": [{"id": "concise", "verdict": "yes"}]}), text_reply("Verdict: yes"), json_reply({"rubrics": []})])
+def test_a_sample_that_never_reads_whole_makes_the_turn_not_evaluated(tmp_path):
+    replies = itertools.chain([json_reply({"rubrics": [{"id": "concise", "verdict": "yes"}]}), text_reply("Verdict: yes")],
+                              itertools.repeat(json_reply({"rubrics": []})))
     with FakeGemini(responder=lambda r: next(replies)) as fake:
-        run = score("rubric_based_final_response_quality_v1", criterion(CONCISE), [turn("a", "b")], judge_for(fake, tmp_path, concurrency=1))
+        run = score("rubric_based_final_response_quality_v1", criterion(CONCISE), [turn("a", "b")], judge_for(fake, tmp_path, concurrency=1, max_retries=2))
+        assert [r.candidate_count for r in fake.requests] == [3, 2, 2]  # the two unreadable samples, drawn twice more
     assert run.score is None and run.status == Status.NOT_EVALUATED
-    assert "unparseable judge reply" in run.reason
+    assert "sample 2 of 3: unreadable judge reply (no verdict on rubric(s) 'concise'): '{\"rubrics\": []}' (after 3 draws)" in run.reason
+    assert len(list(tmp_path.rglob("*.json"))) == 1  # the one complete sample only
 
 
 def test_tool_use_prompt_shows_the_calls(tmp_path):
