@@ -6,12 +6,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Optional, Union
 
-from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
+from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricResult, MetricRun, Status
 
 
 # Ends the reason of a reference-based metric on a scenario case: it does not apply there,
 # so it is neither lost coverage nor a reason to refuse an accept.
 NO_REFERENCE = "a conversation_scenario case has none"
+
+
+def unscored_evidence(metric: MetricResult) -> bool:
+    """A gated metric without a score though it applies to the case: not evaluated for any
+    reason (a judge that failed, no key, an unreadable reply) but "does not apply"."""
+    return metric.threshold is not None and metric.status == Status.NOT_EVALUATED and NO_REFERENCE not in (metric.reason or "")
 
 
 @dataclass(frozen=True)
