@@ -9,6 +9,7 @@ blocked by a safety filter, empty.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional, Union
 
 from google import genai
@@ -45,7 +46,9 @@ def build_client(access: JudgeAccess, timeout_seconds: float) -> Union[genai.Cli
         try:
             import google.auth
 
-            credentials, _ = google.auth.load_credentials_from_file(access.credentials_file, scopes=[CLOUD_SCOPE])
+            with warnings.catch_warnings():  # as google.auth.default() reads the same variable's file
+                warnings.simplefilter("ignore", DeprecationWarning)
+                credentials, _ = google.auth.load_credentials_from_file(access.credentials_file, scopes=[CLOUD_SCOPE])
         except auth_errors.GoogleAuthError as error:
             return _credentials_failed(error)
     return genai.Client(vertexai=True, project=access.project, location=access.location, credentials=credentials, http_options=options)
