@@ -142,7 +142,7 @@ def _bad_reply(kind: str, prompt: str) -> dict[str, Any]:
         "missing rubric": lambda: text_reply(json.dumps(_missing_rubric(good, which))),
         "truncated": lambda: cut_short_reply(json.dumps(good)[:25]),
         "sorry": lambda: text_reply("Sorry, I hit my output limit"),
-        "malformed JSON": lambda: text_reply(json.dumps(good)[:-3]),
+        "malformed JSON": lambda: text_reply(json.dumps(good)[:-1] + ",}"),  # a trailing comma
         "no candidates": no_candidates_reply,
         "safety block": lambda: finished_reply("SAFETY"),
         "blocked prompt": blocked_prompt_reply,
@@ -177,7 +177,7 @@ def judged_scores(results: dict[str, Any]) -> dict[tuple[str, str], Any]:
             metric = case["metrics"][name]
             turns = [(t.get("score"), [(r["rubric_id"], r["score"]) for r in t.get("rubric_scores") or []])
                      for run in metric["runs"] for t in run.get("per_invocation") or []]
-            out[(case["eval_id"], name)] = (metric["score"], metric["status"], turns)
+            out[(case["eval_id"], name)] = (metric.get("score"), metric["status"], turns)
     return out
 
 
