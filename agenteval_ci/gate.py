@@ -463,7 +463,7 @@ def _evaluated(metric: MetricResult | BaselineMetric) -> bool:
 
 def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
     """Gated metrics the baseline scored on this case that have no score now: each
-    "metric: why" (an unparseable judge reply, no key, a removed criterion)."""
+    "metric: why" (an unreadable judge reply, no key, a removed criterion)."""
     if old is None:
         return []
     lost = [f"{n}: no longer configured" for n in _dropped_metrics(case, old)]
