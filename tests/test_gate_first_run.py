@@ -7,7 +7,7 @@ import pytest
 
 from agenteval_ci.baseline import baseline_from_results
 from agenteval_ci.gate import compare
-from agenteval_ci.metrics.base import NO_REFERENCE
+from agenteval_ci.metrics.base import NO_REFERENCE, NO_SIMULATED_USER
 from agenteval_ci.results_file import new_results
 from agenteval_ci.schema import CaseResult, EvalCase, MetricResult, RunRecord, Status
 from agenteval_ci.schema.settings import GateSettings
@@ -56,6 +56,7 @@ def test_the_rule_holds_under_every_failing_mode_and_warn_only_warns(fail_on):
 def test_a_metric_that_does_not_apply_and_an_informational_one_are_no_missing_evidence():
     run = results(case("c0", trajectory=scored(1.0),
                        match=unscored(f"needs an expected conversation; {NO_REFERENCE}"),
+                       simulated=unscored(f"per_turn_user_simulator_quality_v1 judges a simulated user; {NO_SIMULATED_USER}"),
                        latency=unscored("no figure", threshold=None)))
     assert compare(run, None, GateSettings()).verdict == "passed"
 

@@ -21,7 +21,7 @@ from ..schema import Invocation, InvocationScore, MetricRun, Status, text_of
 from ..schema.eval_config import LlmBackedUserSimulatorCriterion
 from ..simulation import conversation_history, resolve_persona, turn_quality_prompt
 from ..judge.outcomes import Unreadable
-from .base import MetricInput, not_evaluated, status_for
+from .base import NO_SIMULATED_USER, MetricInput, not_evaluated, status_for
 from .llm_judge import ask_samples, majority, read_json_reply, read_label
 
 NAME = "per_turn_user_simulator_quality_v1"
@@ -68,7 +68,7 @@ async def _judge_turn(inp: MetricInput, candidate: str, before: list[Invocation]
 async def evaluate(inp: MetricInput) -> MetricRun:
     scenario = inp.case.conversation_scenario
     if scenario is None:
-        return not_evaluated(f"{NAME} judges a simulated user; this case has a fixed conversation")
+        return not_evaluated(f"{NAME} judges a simulated user; {NO_SIMULATED_USER}")
     if not inp.actual:
         return not_evaluated("the conversation has no turn")
     threshold = inp.criterion.threshold
