@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 from agenteval_ci.schema import Status
@@ -127,3 +128,26 @@ def test_multi_turn_metrics_judge_the_whole_conversation_at_the_last_turn(tmp_pa
         assert [t.status for t in run.per_invocation][0] == Status.NOT_EVALUATED
         assert run.per_invocation[1].score == run.score
     assert rubric_run.score == 1.0 and success.score == 0.5 and success.status == Status.PASSED
+
+
+def _read(reply) -> object:
+    from agenteval_ci.metrics.llm_rubrics import rubric_reader
+    from agenteval_ci.schema import Rubric
+
+    rubrics = [Rubric.model_validate(r) for r in (CONCISE, POLITE)]
+    value = rubric_reader(rubrics)(reply if isinstance(reply, str) else json.dumps(reply))
+    return getattr(value, "why", value)
+
+
+def test_a_rubric_reply_reads_whole_or_not_at_all():
+    both = [{"id": "concise", "verdict": "**Yes**", "rationale": "short"}, {"property": "the answer is POLITE", "verdict": False}]
+    assert _read({"rubrics": both}) == {"concise": (1.0, "short"), "polite": (0.0, "")}  # by id, else by its text
+    assert _read({"rubrics": [*both, {"id": "other", "verdict": "maybe"}]}) == {"concise": (1.0, "short"), "polite": (0.0, "")}
+    assert _read({"rubrics": both[:1]}) == "no verdict on rubric(s) 'polite'"
+    assert _read({"rubrics": [both[0], {**both[1], "verdict": "maybe"}]}) == "the verdict on rubric 'polite' is 'maybe', not one of yes, true, no, false"
+    assert _read({"rubrics": [both[0], {**both[1], "verdict": None}]}) == "the verdict on rubric 'polite' is missing, not one of yes, true, no, false"
+    assert _read({"rubrics": [*both, both[0]]}) == "rubric 'concise' is answered twice"
+    assert _read({"rubrics": "yes"}) == 'no "rubrics" list of dict items'
+    assert _read('{"rubrics": [') == "no JSON object"
+    assert _read('{"rubrics": [}') .startswith("malformed JSON")
+    assert _read("Sorry, I hit my output limit") == "no JSON object"
