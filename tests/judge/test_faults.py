@@ -128,6 +128,21 @@ def test_a_provider_down_for_the_whole_run_fails_the_first_gate_and_caches_nothi
     assert code == 1 and "with no baseline score to stand in for them" in out and reason in out
     assert {c["metrics"]["tool_trajectory_avg_score"]["status"] for c in results["cases"]} == {"PASSED"}
     assert cache_entries(tmp_path / ".agenteval" / "cache") == []
+    summary = tmp_path / "summary.md"
+    assert main(["report", str(tmp_path / "r.json"), "--config", str(config), "--format", "summary", "-o", str(summary)]) == 0
+    assert "with no baseline score to stand in for them" in summary.read_text() and reason in summary.read_text()
+
+
+def test_adk_evals_form_is_no_pass_with_the_judge_down_either(tmp_path, monkeypatch, capsys):
+    write_project(tmp_path, cases=2)  # adk eval's form reads no agenteval.yaml: the judge's default retries
+    monkeypatch.chdir(tmp_path)
+    with FakeGemini(responder=lambda request: Fault(503, "overloaded", retry_after=0.001)) as fake:
+        for name, value in fake.env().items():
+            monkeypatch.setenv(name, value)
+        code = main(["run", "agent.py:agent", "evals/lights.evalset.json", "--json", "r.json"])
+    captured = capsys.readouterr()
+    assert "Tests passed: 2" in captured.out  # adk eval's case rule: NOT_EVALUATED does not fail a case
+    assert code == 1 and "agenteval: error: 6 gated score(s) not evaluated, and no evidence is not a pass (first: default/lights/case0 final_response_match_v2: sample 1 of 3: judge call failed: HTTP 503: overloaded)" in captured.err
 
 
 def test_a_poisoned_cache_heals_on_the_next_run(tmp_path, monkeypatch, capsys, fault_free):
