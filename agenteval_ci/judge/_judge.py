@@ -214,13 +214,16 @@ class Judge:
                 return await self._fetch(prompt, size)
             return [outcome] * size
         replies = [_as_reply(candidate, outcome) for candidate in outcome.candidates[:size]]
-        if len(replies) == size:
+        missing = size - len(replies)
+        if not missing:
             return replies
+        if outcome.blocked:  # the prompt itself was blocked: asking again would be blocked too
+            return replies + [BadReply(outcome.blocked, retryable=False)] * missing
         if size == 1:
-            return [BadReply(outcome.blocked, retryable=False) if outcome.blocked else BadReply("the judge returned no candidates")]
+            return [BadReply("the judge returned no candidates")]
         # Short of candidates: the rest one per request, in parallel, so a model that caps
         # candidates silently costs one more round trip, not one per missing sample.
-        return replies + await self._fetch_in_requests(prompt, [1] * (size - len(replies)))
+        return replies + await self._fetch_in_requests(prompt, [1] * missing)
 
     # ---- calls, retries, deadline
 
