@@ -51,6 +51,11 @@ def render_prompt(name: str, **fields: str) -> str:
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
+# ADK's labels (llm_as_judge_utils.Label) of a valid / invalid response.
+VALID_LABELS = ("valid", "true")
+INVALID_LABELS = ("invalid", "false", "almost", "partially_valid", "partially valid", "partially")
+
+
 def read_json_reply(text: str) -> Union[dict[str, Any], Unreadable]:
     """The JSON object in a judge reply (code fences and prose around it allowed), or why there is none."""
     body = _FENCE.sub("", text.strip())

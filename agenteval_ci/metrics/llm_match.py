@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from ..schema import Invocation, InvocationScore, LlmAsAJudgeCriterion, MetricRun, text_of
 from .base import MetricInput, mean_run, paired, status_for
-from .llm_judge import ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
+from .llm_judge import INVALID_LABELS, VALID_LABELS, ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
 
 NAME = "final_response_match_v2"
-read_verdict = read_field_label("verdict", yes=("valid",), no=("invalid",))
+read_verdict = read_field_label("verdict", yes=VALID_LABELS, no=INVALID_LABELS)  # ADK's words
 
 
 async def _judge_turn(inp: MetricInput, actual: Invocation, expected: Invocation) -> InvocationScore:

@@ -22,11 +22,9 @@ from ..schema.eval_config import LlmBackedUserSimulatorCriterion
 from ..simulation import conversation_history, resolve_persona, turn_quality_prompt
 from ..judge.outcomes import Unreadable
 from .base import NO_SIMULATED_USER, MetricInput, not_evaluated, status_for
-from .llm_judge import ask_samples, majority, read_json_reply, read_label
+from .llm_judge import INVALID_LABELS, VALID_LABELS, ask_samples, majority, read_json_reply, read_label
 
 NAME = "per_turn_user_simulator_quality_v1"
-_VALID = ("valid", "true")
-_INVALID = ("invalid", "false", "almost", "partially_valid", "partially valid", "partially")
 _IS_VALID = re.compile(r'"is_valid"\s*:\s*\[?\s*"?([A-Za-z_ ]+)', re.IGNORECASE)
 
 
@@ -34,9 +32,9 @@ def read_verdict(text: str) -> Union[float, Unreadable]:
     """1.0 (valid) or 0.0 (invalid), or why the reply has neither."""
     reply = read_json_reply(text)
     if not isinstance(reply, Unreadable) and "is_valid" in reply:
-        return read_label(reply["is_valid"], '"is_valid"', _VALID, _INVALID)
+        return read_label(reply["is_valid"], '"is_valid"', VALID_LABELS, INVALID_LABELS)
     match = _IS_VALID.search(text)  # JSON-ish replies ("True", trailing commas) as ADK reads them
-    return read_label(match.group(1) if match else None, '"is_valid"', _VALID, _INVALID)
+    return read_label(match.group(1) if match else None, '"is_valid"', VALID_LABELS, INVALID_LABELS)
 
 
 def _first_turn(invocation: Invocation, starting_prompt: str, threshold: float) -> InvocationScore:

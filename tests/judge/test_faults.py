@@ -25,8 +25,8 @@ from tests.judge.judged_project import (
 
 # What the reason says for each kind of reply (of final_response_match_v2, the first metric of a case).
 REASONS = {
-    "unreadable label": "unreadable judge reply (\"verdict\" is 'maybe', not one of valid, invalid)",
-    "missing rubric": "unreadable judge reply (\"verdict\" is missing, not one of valid, invalid)",
+    "unreadable label": "unreadable judge reply (\"verdict\" is 'maybe', not one of valid, true, invalid, false, almost, partially_valid, partially valid, partially)",
+    "missing rubric": "unreadable judge reply (\"verdict\" is missing, not one of valid, true, invalid, false, almost, partially_valid, partially valid, partially)",
     "truncated": "the judge's reply was cut short (finish reason MAX_TOKENS)",
     "sorry": "unreadable judge reply (no JSON object): 'Sorry, I hit my output limit'",
     "malformed JSON": "unreadable judge reply (malformed JSON: ",
