@@ -23,8 +23,8 @@ RUN python -m venv --without-pip /opt/agenteval \
     && find /opt/agenteval -depth -type d -name tests -prune -exec rm -rf {} +
 
 # The agent environment the workflow's `install` fills: sees agenteval's packages, keeps their
-# versions (agenteval_ci/agent_env.py). It needs only these three modules.
-COPY agenteval_ci/__init__.py agenteval_ci/errors.py agenteval_ci/agent_env.py /app/agenteval_ci/
+# versions (agenteval_ci/agent_env.py). It needs only these four modules.
+COPY agenteval_ci/__init__.py agenteval_ci/_release.py agenteval_ci/errors.py agenteval_ci/agent_env.py /app/agenteval_ci/
 WORKDIR /app
 RUN /opt/agenteval/bin/python -m agenteval_ci.agent_env /opt/agent-env
 

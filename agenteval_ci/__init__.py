@@ -1,3 +1,5 @@
 """agenteval-ci: the CI gate for AI agents."""
 
-__version__ = "0.1.0"
+from ._release import VERSION as __version__
+
+__all__ = ["__version__"]

@@ -1,11 +1,18 @@
 """The agent's own logging, kept from burying the report.
 
 Agent modules often call `logging.basicConfig(level=logging.DEBUG)` at import, and google-adk
-and google-genai then log every request: thousands of lines around our table. So once the
-user's modules are imported, every console handler is raised to the chosen level (WARNING by
-default, `--log-level` to change it); what the agent asked to log below that goes to a file
-(`.agenteval/agent.log`) instead of nowhere, and the run says where. Everything is put back
-afterwards, so nothing leaks into the caller's process.
+and google-genai then log every request: thousands of lines around our table. And a failing
+agent makes google-adk log `Node execution failed with exception` with a ~95-line traceback
+several times per case. So once the user's modules are imported:
+
+- every console handler shows the chosen level and up (WARNING by default, `--log-level` to
+  change it), and a record that carries a traceback (any level, from ADK or the user's code)
+  never reaches the console: the run's one line per failed run says why it failed;
+- what the agent asked to log below that level, and every record with a traceback, go to a
+  file (`.agenteval/agent.log`) instead of nowhere, and the run says how many and where;
+- `--log-level DEBUG` shows everything on the console, tracebacks included.
+
+Everything is put back afterwards, so nothing leaks into the caller's process.
 """
 
 from __future__ import annotations
@@ -18,21 +25,61 @@ from pathlib import Path
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 DEFAULT_CONSOLE_LEVEL = "WARNING"
 LOG_FILE = Path(".agenteval") / "agent.log"
+_FILED = "_agenteval_filed"  # set on a record once it is in the file: it arrives by two paths
 
 
-class _CountingFileHandler(logging.FileHandler):
-    """The file is created only when a record arrives (delay) and the records are counted."""
+def carries_traceback(record: logging.LogRecord) -> bool:
+    return bool(record.exc_info or record.exc_text or record.stack_info)
 
-    def __init__(self, path: Path, level: int, formatter: logging.Formatter | None):
+
+class _LogFile(logging.FileHandler):
+    """The agent's log file: created when the first record arrives (delay), each record written
+    once, and counted as quieter than the console or as carrying a traceback."""
+
+    def __init__(self, path: Path, quieter_than: int, formatter: logging.Formatter | None):
         path.parent.mkdir(parents=True, exist_ok=True)
         super().__init__(path, mode="w", encoding="utf-8", delay=True)
-        self.setLevel(level)
         self.setFormatter(formatter or logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-        self.count = 0
+        self.quieter_than = quieter_than
+        self.quieter = 0
+        self.tracebacks = 0
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
+        if getattr(record, _FILED, False):
+            return
+        setattr(record, _FILED, True)
+        if carries_traceback(record):
+            self.tracebacks += 1
+        else:
+            self.quieter += 1
         super().emit(record)
+
+
+class _KeepsQuietRecords(logging.Filter):
+    """On the log file at the root: the records the console does not show."""
+
+    def __init__(self, console_level: int, asked: int):
+        super().__init__()
+        self.console_level = console_level
+        self.asked = asked
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return carries_traceback(record) or self.asked <= record.levelno < self.console_level
+
+
+class _DivertsTracebacks(logging.Filter):
+    """On a console handler: a record with a traceback goes to the log file instead (a logger
+    that does not propagate never reaches the file's own handler at the root)."""
+
+    def __init__(self, log_file: _LogFile):
+        super().__init__()
+        self.log_file = log_file
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not carries_traceback(record):
+            return True
+        self.log_file.handle(record)
+        return False
 
 
 def _console_handlers() -> list[logging.Handler]:
@@ -47,30 +94,39 @@ class AgentLogs:
     console_level: str = DEFAULT_CONSOLE_LEVEL
     log_file: Path = LOG_FILE
     _handler_levels: list[tuple[logging.Handler, int]] = field(default_factory=list)
+    _filtered: list[tuple[logging.Handler, logging.Filter]] = field(default_factory=list)
     _root_level: int | None = None
     _added: list[logging.Handler] = field(default_factory=list)
+    _file: _LogFile | None = None
 
     @property
     def level(self) -> int:
         return logging.getLevelName(self.console_level)
 
     def apply(self) -> None:
-        """After the user's modules are imported: the console shows `console_level` and up."""
+        """After the user's modules are imported: the console shows `console_level` and up,
+        without tracebacks unless that level is DEBUG; the rest goes to the log file."""
         root = logging.getLogger()
         self._root_level = root.level
         asked = root.getEffectiveLevel()
         formatter = next((h.formatter for h in root.handlers if h.formatter), None)
+        debug = self.level <= logging.DEBUG  # `--log-level DEBUG`: everything, what the agent did not ask for too
+        # With no handler Python's last-resort one prints WARNING and up, tracebacks and all.
+        if not root.handlers or (debug and not any(h in _console_handlers() for h in root.handlers)):
+            self._add(_console())
         for handler in _console_handlers():
             self._handler_levels.append((handler, handler.level))
             handler.setLevel(max(handler.level, self.level))
-        if asked < self.level and root.handlers:  # the agent configured more than we show: keep it in a file
-            self._add(_CountingFileHandler(self.log_file, asked, formatter))
-        if self.level < asked:  # `--log-level DEBUG`: show what the agent did not ask for
+        if debug:
             root.setLevel(self.level)
-            if not any(isinstance(h, logging.StreamHandler) for h in root.handlers):
-                console = logging.StreamHandler(sys.stderr)
-                console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-                self._add(console)
+            return
+        self._file = _LogFile(self.log_file, self.level, formatter)
+        self._file.addFilter(_KeepsQuietRecords(self.level, asked))
+        self._add(self._file)
+        for handler in _console_handlers():
+            diverts = _DivertsTracebacks(self._file)
+            handler.addFilter(diverts)
+            self._filtered.append((handler, diverts))
 
     def _add(self, handler: logging.Handler) -> None:
         logging.getLogger().addHandler(handler)
@@ -78,6 +134,8 @@ class AgentLogs:
 
     def restore(self) -> None:
         root = logging.getLogger()
+        for handler, diverts in self._filtered:
+            handler.removeFilter(diverts)
         for handler in self._added:
             root.removeHandler(handler)
             handler.close()
@@ -85,15 +143,20 @@ class AgentLogs:
             handler.setLevel(level)
         if self._root_level is not None:
             root.setLevel(self._root_level)
+        self._filtered.clear()
         self._handler_levels.clear()
 
-    def filed(self) -> int:
-        return sum(h.count for h in self._added if isinstance(h, _CountingFileHandler))
-
     def notice(self) -> str:
-        """Where the agent's quieter log went, or "" when nothing went there."""
-        count = self.filed()
-        if not count:
+        """What went to the log file instead of the console, and where, or "" when nothing did."""
+        if self._file is None or not (self._file.quieter or self._file.tracebacks):
             return ""
-        return (f"agenteval: the agent logged {count:,} record(s) below {self.console_level}: "
-                f"see {self.log_file.as_posix()} (--log-level DEBUG shows them here)")
+        kinds = [f"{self._file.quieter:,} record(s) below {self.console_level}"] if self._file.quieter else []
+        kinds += [f"{self._file.tracebacks:,} record(s) with a traceback"] if self._file.tracebacks else []
+        return (f"agenteval: the agent logged {' and '.join(kinds)}: see {self.log_file.as_posix()} "
+                "(--log-level DEBUG shows them here)")
+
+
+def _console() -> logging.Handler:
+    console = logging.StreamHandler(sys.stderr)
+    console.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    return console

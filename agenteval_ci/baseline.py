@@ -15,7 +15,7 @@ from typing import Any
 from . import __version__
 from .errors import UsageError
 from .loader import read_json
-from .metrics.base import NO_REFERENCE, adk_mean
+from .metrics.base import adk_mean, unscored_evidence
 from .results_file import parse_versioned, write_atomic
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
@@ -101,7 +101,7 @@ def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] |
 
 def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]:
     """What a baseline should not be made of: cases whose runs failed, and gated metrics
-    that were not evaluated (a metric that does not apply to a scenario case aside)."""
+    that were not evaluated (a metric that does not apply to the case aside)."""
     found = []
     for case in results.cases:
         if cases and not any(case_matches(case, w) for w in cases):
@@ -110,7 +110,7 @@ def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]
         if errors:
             found.append(f"{case.key}: {len(errors)} run(s) failed: {errors[0]}")
         for name, m in sorted(case.metrics.items()):
-            if m.threshold is not None and m.status == Status.NOT_EVALUATED and not errors and NO_REFERENCE not in (m.reason or ""):
+            if unscored_evidence(m) and not errors:
                 found.append(f"{case.key}: {name} not evaluated: {m.reason or 'no score'}")
     return found
 

@@ -17,6 +17,7 @@ import random
 from dataclasses import dataclass, field, replace
 
 from .baseline import rubric_pass_rates
+from .metrics.base import unscored_evidence
 from .schema import CaseResult, MetricResult, Results, Status
 from .schema.baseline import Baseline, BaselineCase, BaselineMetric
 from .schema.settings import GateSettings
@@ -462,7 +463,7 @@ def _evaluated(metric: MetricResult | BaselineMetric) -> bool:
 
 def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
     """Gated metrics the baseline scored on this case that have no score now: each
-    "metric: why" (an unparseable judge reply, no key, a removed criterion)."""
+    "metric: why" (an unreadable judge reply, no key, a removed criterion)."""
     if old is None:
         return []
     lost = [f"{n}: no longer configured" for n in _dropped_metrics(case, old)]
@@ -563,23 +564,40 @@ def _first(items: list[str], what: str) -> str:
 
 
 def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
-    """No evidence is not a pass: cases where nothing was evaluated, and gated scores the
-    baseline had that are gone now. Failed runs are reported as such, not here."""
-    empty, lost = [], []
+    """No evidence is not a pass: cases where nothing was evaluated, gated scores the
+    baseline had that are gone now, and gated scores no baseline stands in for (a first run,
+    a new case or metric). Failed runs are reported as such, not here."""
+    empty, lost, never = [], [], []
     for case in results.cases:
         if case.run_errors:
             continue
         key = case_key(case)
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
         if case.status == Status.NOT_EVALUATED:
             empty.append(f"{key}: {case.reason or 'no metric was evaluated'}")
-        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
+        else:
+            never += [f"{key} {why}" for why in unevidenced(case, old)]
         lost += [f"{key} {why}" for why in lost_evidence(case, old)]
     reasons = []
     if empty:
         reasons.append(_first(empty, "case(s) with no evaluated gated metric"))
     if lost:
         reasons.append(_first(lost, "gated score(s) the baseline has were not evaluated now (lost coverage)"))
+    if never:
+        reasons.append(_first(never, "gated score(s) not evaluated, with no baseline score to stand in for them"))
     return reasons
+
+
+def unevidenced(case: CaseResult, old: BaselineCase | None) -> list[str]:
+    """Gated metrics without a score on a case that the baseline has no score of theirs for
+    either (no baseline yet, a new case or metric): each "metric: why". A first run with the
+    judge down is no pass because another metric of each case was evaluated."""
+    def baseline_scored(name: str) -> bool:
+        previous = old.metrics.get(name) if old else None
+        return previous is not None and _evaluated(previous) and _gated(previous)
+
+    return [f"{name}: {m.reason or 'not evaluated'}" for name, m in sorted(case.metrics.items())
+            if unscored_evidence(m) and not baseline_scored(name)]
 
 
 def _broken(results: Results, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:

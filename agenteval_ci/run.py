@@ -337,12 +337,13 @@ def run_suites(
     check_scenarios(jobs)
     check_gated(jobs)
     progress = progress or Progress(len(jobs), quiet=quiet)
+    # The judge: one for the whole run, so all judged metrics share its bound and cache. Made
+    # before the agents are imported: what they set in os.environ is theirs, not the judge's.
+    judge = make_judge(judge_settings or JudgeSettings())
     agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source) for s in suites if any(j.suite is s for j in jobs)}
     if logs:
         logs.apply()
     try:
-        # The judge: one for the whole run, so all judged metrics share its bound and cache.
-        judge = make_judge(judge_settings or JudgeSettings())
         adapt = Adapt(baseline, gate or GateSettings()) if any(j.suite.adaptive for j in jobs) else None
         cases, adaptive = asyncio.run(run_jobs(jobs, agents, judge, progress, adapt))
     finally:

@@ -22,7 +22,7 @@ sys.dont_write_bytecode = True  # written below, once, in the unchecked-hash for
 RUN_IMPORTS = (
     "google.adk.agents", "google.adk.apps", "google.adk.artifacts", "google.adk.memory",
     "google.adk.plugins", "google.adk.runners", "google.adk.sessions", "google.adk.tools",
-    "google.genai", "google.genai.errors", "google.genai.types",
+    "google.auth", "google.genai", "google.genai.errors", "google.genai.types",
     "jinja2", "pydantic", "requests", "rouge_score.rouge_scorer", "yaml",
 )
 

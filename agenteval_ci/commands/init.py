@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 from string import Template
 
+from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agent_logs import LOG_FILE
 from ..discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..errors import EXIT_PASSED, AgentevalError, UsageError
@@ -174,7 +175,7 @@ def workflow(name: str, config: str, install: str) -> str:
     """A workflow from the templates docs/workflows/pr-gate.yml and accept.yml are copies of."""
     text = resources.files("agenteval_ci").joinpath("workflow_templates", name).read_text(encoding="utf-8")
     cache_dir = str(PurePosixPath(config).parent / JudgeSettings().cache_dir).removeprefix("./")
-    rendered = Template(text).substitute(config=config, install=_yaml_scalar(install), cache_dir=cache_dir)
+    rendered = Template(text).substitute(action=ACTION, config=config, install=_yaml_scalar(install), cache_dir=cache_dir)
     return rendered if install else rendered.replace("          install: \"\"\n", "")
 
 
@@ -210,6 +211,15 @@ class Writer:
         path.write_text(text + ("" if not text or text.endswith("\n") else "\n") + line + "\n", encoding="utf-8")
         self.written.append(".gitignore")
         print(f"wrote     .gitignore (ignores {line}, what `agenteval run` writes)")
+
+
+def action_note() -> str:
+    """Which action the workflows name; a development build has no published name to give."""
+    if is_release():
+        return f"the workflows use the action {ACTION}: the major version of this agenteval-ci ({VERSION}), moved by each of its releases"
+    return (f"the workflows use the action {ACTION}, a placeholder: this agenteval-ci ({VERSION}) is a development build, "
+            f"not a release. Replace {REPOSITORY} in {GATE_WORKFLOW} and {ACCEPT_WORKFLOW} with the GitHub repository "
+            "that hosts the action before you commit them, or the workflows cannot start")
 
 
 def _first_baseline(root: Path) -> None:
@@ -271,5 +281,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:
         _first_baseline(root)
+    if {GATE_WORKFLOW, ACCEPT_WORKFLOW} & set(writer.written):
+        print(f"\n{action_note()}")
     print(next_steps(layout, [DEFAULT_PROJECT_FILE, ".gitignore", GATE_WORKFLOW, ACCEPT_WORKFLOW, DEFAULT_BASELINE]))
     return EXIT_PASSED

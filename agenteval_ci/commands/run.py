@@ -3,8 +3,8 @@
 Two forms:
   agenteval run [--config agenteval.yaml] [--suite NAME] [--json OUT] [--shard I/N]
   agenteval run AGENT_DIR EVAL_SET_FILE[:id,id]... [--config_file_path F] [--print_detailed_results]
-The second is `adk eval`'s: same arguments, test_config.json discovery and exit rule
-(AGENT_DIR may also be a Python callable, `path/file.py:function`).
+The second is `adk eval`'s: same arguments, test_config.json discovery and exit rule, but a
+gated score not evaluated is no pass (AGENT_DIR may also be a Python callable, `path/file.py:function`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..baseline import load_baseline
 from ..discovery import default_results, project_file
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
+from ..gate import unevidenced
 from ..loader import CONFIG_FILE_NAME, load_eval_config, load_eval_set
 from ..project import EvalSetToRun, Project, Suite, load_project, select_cases
 from ..run import NO_KEY_HINT, run_suites
@@ -74,7 +75,10 @@ def run(args: argparse.Namespace) -> int:
         explain_failed_runs(results)
         print(adk_summary(results))
         every_case_passed = bool(results.cases) and all(c.status == Status.PASSED for c in results.cases)
-        return EXIT_PASSED if every_case_passed else EXIT_FAILED
+        missing = missing_evidence(results)
+        if missing:
+            print(f"agenteval: error: {missing}", file=sys.stderr)
+        return EXIT_PASSED if every_case_passed and not missing else EXIT_FAILED
     if args.config_file_path:
         raise UsageError("--config_file_path belongs to adk eval's form (AGENT_DIR EVAL_SET...); in agenteval.yaml use a suite's eval_config")
     project = load_project(project_file(args.config), args.suite)
@@ -117,6 +121,15 @@ def _run(
     if notice:
         print(notice, file=sys.stderr)
     return results.model_copy(update={"case_filter": args.case}) if args.case else results
+
+
+def missing_evidence(results: Results) -> str:
+    """adk eval's form has no baseline, so a gated score that was not evaluated (the judge
+    down, no judge key) is no pass, as on a first run; "" when every gated score is there."""
+    missing = [f"{case.key} {why}" for case in results.cases if not case.run_errors for why in unevidenced(case, None)]
+    if not missing:
+        return ""
+    return f"{len(missing)} gated score(s) not evaluated, and no evidence is not a pass (first: {missing[0]})"
 
 
 def explain_failed_runs(results: Results) -> None:

@@ -1,8 +1,9 @@
 """LLM judge: the only package that talks to google.genai (see docs/judge.md).
 
-    judge = make_judge(settings)              # always a Judge, even without credentials
-    answer = await judge.ask(metric, model, config, prompt, sample)
-    answers = await judge.ask_many(metric, model, config, prompt, count)  # samples 0..count-1, one request
+    judge = make_judge(settings)              # before the agent is imported; always a Judge, even without credentials
+    answer = await judge.ask(metric, model, config, prompt, sample, read)
+    answers = await judge.ask_many(metric, model, config, prompt, count, read)  # samples 0..count-1, one request
+    answer.verdict                            # what `read` made of the reply: only complete verdicts come back
     stats = judge.stats()                     # calls, cache hits/misses, tokens, cost, per metric
     run_stats = with_judge_stats(run_stats, stats)
 """
@@ -15,14 +16,20 @@ from typing import Mapping
 from ..schema import JudgeUsage, RunStats, TokenCounts
 from ..schema.settings import JudgeSettings
 from ._judge import Judge, JudgeAnswer, JudgeStats, MetricUsage
-from .outcomes import NO_CREDENTIALS, credentials_problem
+from .access import NO_CREDENTIALS, JudgeAccess
+from .outcomes import Reader, Unreadable, any_text
 
-__all__ = ["Judge", "JudgeAnswer", "JudgeStats", "MetricUsage", "NO_CREDENTIALS", "make_judge", "with_judge_stats"]
+__all__ = [
+    "Judge", "JudgeAnswer", "JudgeStats", "MetricUsage", "NO_CREDENTIALS", "Reader", "Unreadable", "any_text",
+    "make_judge", "with_judge_stats",
+]
 
 
 def make_judge(settings: JudgeSettings, env: Mapping[str, str] = os.environ) -> Judge:
-    """A Judge for a run; without credentials every judged sample is NOT_EVALUATED with the reason."""
-    return Judge(settings, dict(env), unavailable=credentials_problem(env))
+    """A Judge for a run, its endpoint and credentials read from `env` now: make it before the
+    agent is imported, so nothing the agent does to os.environ reaches it. Without credentials
+    every judged sample is NOT_EVALUATED with the reason."""
+    return Judge(settings, JudgeAccess.from_env(env, settings.base_url))
 
 
 def with_judge_stats(stats: RunStats, judge_stats: JudgeStats) -> RunStats:

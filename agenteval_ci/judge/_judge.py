@@ -4,8 +4,14 @@ It owns the single concurrency bound, retries with exponential backoff and jitte
 (honouring Retry-After), the total deadline, the on-disk cache and the token and cost
 accounting. The samples of a prompt that are not cached go out in one request with
 `candidate_count` (at most 8, Gemini's limit); a model that rejects that is asked one
-sample per request from then on. `ask` and `ask_many` never raise: a failure comes back
-as `JudgeAnswer.error`.
+sample per request from then on.
+
+A sample is all or nothing: the metric's reader must find a complete verdict in it (every
+rubric it asked about, each with a label of its vocabulary), else the sample failed. A failed
+sample a new draw may fix (cut short, malformed, incomplete, no candidates) is drawn again
+like a transient error, at most `max_retries` times; one blocked by a safety filter is not.
+Only complete verdicts are cached, and every cache entry is read again by the same reader.
+`ask` and `ask_many` never raise: a failure comes back as `JudgeAnswer.error`.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional, Union
 
 from ..schema.settings import JudgeSettings
+from .access import JudgeAccess
 from .cache import CachedReply, DiskCache, cache_key
-from .outcomes import CallFailed, Generated
+from .outcomes import BadReply, CallFailed, Generated, Reader, Unreadable, any_text
 from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
 
@@ -35,13 +42,25 @@ class _Prompt:
     text: str
 
 
-Sampled = Union[CachedReply, CallFailed]  # one sample fetched from the model, or why not
+Fetched = Union[CachedReply, BadReply, CallFailed]  # one candidate from the model, or why there is none
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A sample the metric's reader found complete: the reply (to cache) and what it read."""
+
+    reply: CachedReply
+    value: Any
+
+
+Sampled = Union[Verdict, BadReply, CallFailed]
 
 
 @dataclass(frozen=True)
 class JudgeAnswer:
     text: Optional[str] = None
-    error: Optional[str] = None  # why there is no text: the sample is not evaluated
+    verdict: Any = None  # what the metric's reader made of `text`
+    error: Optional[str] = None  # why there is no verdict: the sample is not evaluated
     cached: bool = False
 
 
@@ -69,10 +88,10 @@ class JudgeStats:
 
 
 class Judge:
-    def __init__(self, settings: JudgeSettings, env: dict[str, str], unavailable: Optional[str] = None):
+    def __init__(self, settings: JudgeSettings, access: JudgeAccess):
         self.settings = settings
-        self.unavailable = unavailable  # e.g. no credentials: every sample is not evaluated
-        self._env = env
+        self.unavailable = access.problem  # e.g. no credentials: every sample is not evaluated
+        self._access = access
         self._cache = DiskCache(settings.cache_dir) if settings.cache else None
         self._usage: dict[str, MetricUsage] = {}
         self._repeats: Counter[str] = Counter()
@@ -83,16 +102,18 @@ class Judge:
 
     # ---- the entry points of metrics
 
-    async def ask(self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int) -> JudgeAnswer:
-        """Sample number `sample` of `prompt`."""
-        [answer] = await self._answer(_Prompt(metric, model, config, prompt), [sample])
+    async def ask(
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader = any_text
+    ) -> JudgeAnswer:
+        """Sample number `sample` of `prompt`, as `read` reads it."""
+        [answer] = await self._answer(_Prompt(metric, model, config, prompt), [sample], read)
         return answer
 
     async def ask_many(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader = any_text
     ) -> list[JudgeAnswer]:
-        """Samples 0 .. count-1 of `prompt`; those not cached are asked for in one request."""
-        return await self._answer(_Prompt(metric, model, config, prompt), range(count))
+        """Samples 0 .. count-1 of `prompt`, as `read` reads them; those not cached are asked for in one request."""
+        return await self._answer(_Prompt(metric, model, config, prompt), range(count), read)
 
     def stats(self) -> JudgeStats:
         total = JudgeStats(per_metric={name: MetricUsage(**vars(u)) for name, u in self._usage.items()})
@@ -108,16 +129,16 @@ class Judge:
 
     # ---- samples: cache, repeats, failures
 
-    async def _answer(self, prompt: _Prompt, samples: Iterable[int]) -> list[JudgeAnswer]:
+    async def _answer(self, prompt: _Prompt, samples: Iterable[int], read: Reader) -> list[JudgeAnswer]:
         keys = [self._next_key(prompt, sample) for sample in samples]
-        answers = [self._cached(prompt.metric, key) for key in keys]
+        answers = [self._cached(prompt.metric, key, read) for key in keys]
         missing = [index for index, answer in enumerate(answers) if answer is None]
         if missing and self.unavailable:  # checked after the cache: a committed cache works offline
             return [answer or JudgeAnswer(error=self.unavailable) for answer in answers]
         for _ in missing:
             self._count(prompt.metric, hit=False)
-        fetched = await self._fetch(prompt, len(missing))
-        for index, sampled in zip(missing, fetched):
+        drawn = await self._draw(prompt, len(missing), read)
+        for index, sampled in zip(missing, drawn):
             answers[index] = self._settle(prompt.metric, keys[index], sampled)
         return answers
 
@@ -130,50 +151,79 @@ class Judge:
             self._repeats[base_key] += 1
         return base_key if repeat == 0 else cache_key(prompt.model, prompt.config, prompt.text, sample, repeat)
 
-    def _cached(self, metric: str, key: str) -> Optional[JudgeAnswer]:
-        if self._cache and (hit := self._cache.get(key)):
-            self._count(metric, hit=True)
-            return JudgeAnswer(text=hit.text, cached=True)
-        return None
+    def _cached(self, metric: str, key: str, read: Reader) -> Optional[JudgeAnswer]:
+        """A cached reply the reader finds complete; an entry it cannot read (written by an
+        older release, or by hand) is a miss with a warning, and removed."""
+        hit = self._cache.get(key) if self._cache else None
+        if hit is None:
+            return None
+        verdict = read(hit.text)
+        if isinstance(verdict, Unreadable):
+            assert self._cache is not None
+            self._cache.discard(key, f"not a complete verdict ({verdict.why})")
+            return None
+        self._count(metric, hit=True)
+        return JudgeAnswer(text=hit.text, verdict=verdict, cached=True)
 
     def _settle(self, metric: str, key: str, sampled: Sampled) -> JudgeAnswer:
-        if isinstance(sampled, CallFailed):
-            self._usage_of(metric).failures += 1
-            return JudgeAnswer(error=f"judge call failed: {sampled.message}")
-        if self._cache:
-            self._cache.put(key, sampled)
-        return JudgeAnswer(text=sampled.text)
+        if isinstance(sampled, Verdict):
+            if self._cache:
+                self._cache.put(key, sampled.reply)
+            return JudgeAnswer(text=sampled.reply.text, verdict=sampled.value)
+        self._usage_of(metric).failures += 1
+        if isinstance(sampled, BadReply):
+            return JudgeAnswer(error=sampled.why)
+        return JudgeAnswer(error=f"judge call failed: {sampled.message}")
+
+    # ---- drawing samples until each is a complete verdict
+
+    async def _draw(self, prompt: _Prompt, count: int, read: Reader) -> list[Sampled]:
+        """`count` fresh samples, each a complete verdict or why not. The samples that came back
+        unusable in a way a new draw may fix are drawn again together, at most max_retries times."""
+        drawn: list[Sampled] = [BadReply("not drawn")] * count
+        pending = list(range(count))
+        for draw in range(1, self.settings.max_retries + 2):
+            fetched = await self._fetch(prompt, len(pending))
+            for index, candidate in zip(pending, fetched):
+                drawn[index] = _read(candidate, read, draw)
+            pending = [index for index in pending if isinstance(drawn[index], BadReply) and drawn[index].retryable]
+            if not pending or self.unavailable or self._remaining() <= 0:
+                break
+        return drawn
 
     # ---- batching samples into requests
 
-    async def _fetch(self, prompt: _Prompt, count: int) -> list[Sampled]:
+    async def _fetch(self, prompt: _Prompt, count: int) -> list[Fetched]:
         """`count` fresh samples: in requests of up to MAX_CANDIDATES candidates each, or
         one per request for a model that does not take candidate_count."""
         batch = 1 if prompt.model in self._single_candidate_models else MAX_CANDIDATES
         return await self._fetch_in_requests(prompt, [min(batch, count - start) for start in range(0, count, batch)])
 
-    async def _fetch_in_requests(self, prompt: _Prompt, sizes: list[int]) -> list[Sampled]:
+    async def _fetch_in_requests(self, prompt: _Prompt, sizes: list[int]) -> list[Fetched]:
         """One request per size, all in flight at once under the concurrency bound."""
         batches = await asyncio.gather(*(self._fetch_batch(prompt, size) for size in sizes))
         return [sampled for batch in batches for sampled in batch]
 
-    async def _fetch_batch(self, prompt: _Prompt, size: int) -> list[Sampled]:
+    async def _fetch_batch(self, prompt: _Prompt, size: int) -> list[Fetched]:
         outcome = await self._call_with_retries(prompt, size)
         if isinstance(outcome, CallFailed):
-            if size > 1 and outcome.status == 400:
+            if size > 1 and outcome.status == 400 and not outcome.credentials:
                 # Most likely "multiple candidates is not enabled"; if the request is bad anyway,
                 # the single requests report why.
                 self._single_candidate_models.add(prompt.model)
                 return await self._fetch(prompt, size)
             return [outcome] * size
         replies = [_as_reply(candidate, outcome) for candidate in outcome.candidates[:size]]
-        if len(replies) == size:
+        missing = size - len(replies)
+        if not missing:
             return replies
+        if outcome.blocked:  # the prompt itself was blocked: asking again would be blocked too
+            return replies + [BadReply(outcome.blocked, retryable=False)] * missing
         if size == 1:
-            return [CallFailed("the judge returned no text")]
+            return [BadReply("the judge returned no candidates")]
         # Short of candidates: the rest one per request, in parallel, so a model that caps
         # candidates silently costs one more round trip, not one per missing sample.
-        return replies + await self._fetch_in_requests(prompt, [1] * (size - len(replies)))
+        return replies + await self._fetch_in_requests(prompt, [1] * missing)
 
     # ---- calls, retries, deadline
 
@@ -181,6 +231,8 @@ class Judge:
         state = self._loop_state()
         attempt = 0
         while True:
+            if self.unavailable:  # the credentials failed on another call: this one would too
+                return CallFailed(self.unavailable, credentials=True)
             remaining = self._remaining()
             if remaining <= 0:
                 return CallFailed(f"judge deadline of {self.settings.deadline_seconds:g} s exceeded")
@@ -195,6 +247,9 @@ class Judge:
 
     async def _one_call(self, state, prompt: _Prompt, candidates: int, remaining: float):
         client, limiter = state
+        if isinstance(client, CallFailed):  # the client could not be built (a credentials file)
+            self.unavailable = client.message
+            return client
         await limiter.acquire()  # one request, one slot, however many candidates it asks for
         outcome: Any = CallFailed("judge call did not finish")
         try:
@@ -208,6 +263,8 @@ class Judge:
         finally:
             await limiter.release(throttled=isinstance(outcome, CallFailed) and outcome.status == 429)
         self._record_call(prompt.metric, prompt.model, outcome)
+        if isinstance(outcome, CallFailed) and outcome.credentials:
+            self.unavailable = outcome.message  # every later sample says why, without a call
         return outcome
 
     def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
@@ -225,11 +282,11 @@ class Judge:
         """Client and limiter bind to the running event loop; each asyncio.run gets fresh ones."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
-            if self._loop is not None:
+            if self._loop is not None and not isinstance(self._state[0], CallFailed):
                 client_module().close_quietly(self._state[0])
             self._loop = loop
             self._state = (
-                client_module().build_client(self._env, self.settings.base_url, self.settings.request_timeout_seconds),
+                client_module().build_client(self._access, self.settings.request_timeout_seconds),
                 AdaptiveLimiter(self.settings.concurrency),
             )
         return self._state
@@ -264,12 +321,29 @@ def client_module() -> Any:
     return client
 
 
-def _as_reply(candidate: Union[str, CallFailed], response: Generated) -> Sampled:
+def _as_reply(candidate: Union[str, BadReply], response: Generated) -> Fetched:
     """A candidate as a cacheable reply, carrying its even share of the request's tokens."""
-    if isinstance(candidate, CallFailed):
+    if isinstance(candidate, BadReply):
         return candidate
     share = len(response.candidates)
     return CachedReply(candidate, round(response.tokens_in / share), round(response.tokens_out / share))
+
+
+def _read(fetched: Fetched, read: Reader, draw: int) -> Sampled:
+    """A fetched candidate as the metric reads it: a verdict, or why it is none (after `draw` draws)."""
+    if isinstance(fetched, CachedReply):
+        value = read(fetched.text)
+        if not isinstance(value, Unreadable):
+            return Verdict(fetched, value)
+        fetched = BadReply(f"unreadable judge reply ({value.why}): {clip(fetched.text)}")
+    if isinstance(fetched, BadReply) and draw > 1:
+        return replace(fetched, why=f"{fetched.why} (after {draw} draws)")
+    return fetched
+
+
+def clip(text: Optional[str], limit: int = 120) -> str:
+    text = (text or "").strip().replace("\n", " ")
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def _add_cost(total: Optional[float], more: Optional[float]) -> Optional[float]:

@@ -6,7 +6,9 @@ sample or repeat always draws afresh. Writes go to a temporary file renamed into
 so concurrent writers (parallel CI shards sharing the directory) never leave a torn entry.
 Entries are read through the guarded reader into a strict model: an entry that is corrupt,
 oversized, of the wrong shape or stored under another key's name is a miss with a warning
-(judged again and overwritten), never a crash and never a reply to the wrong prompt.
+(removed, judged again and written afresh), never a crash and never a reply to the wrong
+prompt. The judge then reads the reply itself as the asking metric does (`discard` is for an
+entry that is no complete verdict): an entry is only ever a hit as a complete, valid verdict.
 """
 
 from __future__ import annotations
@@ -73,8 +75,15 @@ class DiskCache:
             entry = _read_entry(path, key)
         except InputError as exc:
             print(f"warning: ignoring a judge cache entry: {exc}", file=sys.stderr)
+            _remove(path)
             return None
         return CachedReply(entry.text, entry.tokens_in, entry.tokens_out)
+
+    def discard(self, key: str, why: str) -> None:
+        """Forget an entry that the asking metric cannot read as a complete verdict."""
+        path = self._path(key)
+        print(f"warning: ignoring a judge cache entry: {path.as_posix()}: {why}; judging it again", file=sys.stderr)
+        _remove(path)
 
     def put(self, key: str, reply: CachedReply) -> None:
         """Store a reply; a cache that cannot be written (read-only, a folder in the way) only
@@ -96,6 +105,16 @@ class DiskCache:
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+
+
+def _remove(path: Path) -> None:
+    """Best effort: a file or link that is no usable entry goes (a folder or pipe is left alone;
+    a later entry cannot be written there either, which `put` reports)."""
+    try:
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+    except OSError:
+        pass
 
 
 def _read_entry(path: Path, key: str) -> CacheEntry:

@@ -1,43 +1,63 @@
-"""What one judge call comes back as, and whether credentials exist: no google.genai here,
-so importing the judge (and every command that might judge) stays cheap until a call is made."""
+"""What one judge call comes back as, and what a metric makes of a reply: no google.genai
+here, so importing the judge (and every command that might judge) stays cheap until a call
+is made."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Optional, Union
+from typing import Callable, Optional, TypeVar, Union
 
-NO_CREDENTIALS = (
-    "no judge credentials: set GOOGLE_API_KEY or GEMINI_API_KEY "
-    "(or Vertex: GOOGLE_GENAI_USE_VERTEXAI=true with GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION)"
-)
-TRUTHY = {"1", "true", "yes", "on"}
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class CallFailed:
-    """A failed attempt: `status` is the HTTP status (None for transport errors or bad bodies)."""
+    """A failed attempt: `status` is the HTTP status (None for transport errors or bad bodies).
+    `credentials`: the judge's own credentials failed, so every later call would fail too."""
 
     message: str
     status: Optional[int] = None
     retry_after: Optional[float] = None
     retryable: bool = False
+    credentials: bool = False
+
+
+@dataclass(frozen=True)
+class BadReply:
+    """A sample that came back but is not a complete verdict: no text, cut short, blocked, or
+    text the metric cannot read in full. `retryable`: another draw of the sample may do better."""
+
+    why: str
+    retryable: bool = True
 
 
 @dataclass(frozen=True)
 class Generated:
     """An answered request: each candidate's text (or why it has none) in candidate order, and
     the request's usage: the prompt is billed once, the candidates' output tokens add up.
-    The model may return fewer candidates than asked for."""
+    The model may return fewer candidates than asked for; `blocked` says why it returned none."""
 
-    candidates: tuple[Union[str, CallFailed], ...]
+    candidates: tuple[Union[str, BadReply], ...]
     tokens_in: int
     tokens_out: int
+    blocked: Optional[str] = None
 
 
 CallOutcome = Union[Generated, CallFailed]
 
 
-def credentials_problem(env: Mapping[str, str]) -> Optional[str]:
-    if env.get("GOOGLE_GENAI_USE_VERTEXAI", "").strip().lower() in TRUTHY:
-        return None if env.get("GOOGLE_CLOUD_PROJECT") else NO_CREDENTIALS
-    return None if env.get("GOOGLE_API_KEY") or env.get("GEMINI_API_KEY") else NO_CREDENTIALS
+@dataclass(frozen=True)
+class Unreadable:
+    """What a metric's reader says of a reply that is not a complete verdict, and why."""
+
+    why: str
+
+
+# A metric's reader: the verdict in a reply's text, all of it, or why there is none. The judge
+# applies it to every sample it draws and to every cache entry it reads (see docs/judge.md).
+Reader = Callable[[str], Union[T, Unreadable]]
+
+
+def any_text(text: str) -> Union[str, Unreadable]:
+    """The reader of free text (the simulated user's turns): anything but nothing."""
+    return text if text.strip() else Unreadable("an empty reply")

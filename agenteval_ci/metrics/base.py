@@ -6,12 +6,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Optional, Union
 
-from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
+from ..schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricResult, MetricRun, Status
 
 
-# Ends the reason of a reference-based metric on a scenario case: it does not apply there,
-# so it is neither lost coverage nor a reason to refuse an accept.
+# End the reason of a metric that does not apply to a case: a reference-based metric on a
+# scenario case, the simulated user's metric on a fixed conversation. Such a metric is neither
+# missing evidence nor lost coverage, nor a reason to refuse an accept.
 NO_REFERENCE = "a conversation_scenario case has none"
+NO_SIMULATED_USER = "this case has a fixed conversation"
+
+
+def unscored_evidence(metric: MetricResult) -> bool:
+    """A gated metric without a score though it applies to the case: not evaluated for any
+    reason (a judge that failed, no key, an unreadable reply) but "does not apply"."""
+    reason = metric.reason or ""
+    applies = NO_REFERENCE not in reason and NO_SIMULATED_USER not in reason
+    return metric.threshold is not None and metric.status == Status.NOT_EVALUATED and applies
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,15 @@ judge model instead, with our own harm policy and our own fixed checks (docs/jud
 from __future__ import annotations
 
 import asyncio
-from typing import Optional
 
 from ..schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
 from .base import MetricInput, mean_run, not_evaluated, status_for
-from .llm_judge import ask_samples, majority, not_evaluated_turn, parse_json_reply, render_prompt, response_text, yes_no
+from .llm_judge import ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
 from .judge_context import conversation_declarations, flag_blind, response_texts_missing
 from .llm_rubrics import judge_conversation
 
 
-def parse_safety(text: str) -> Optional[float]:
-    reply = parse_json_reply(text)
-    return yes_no(reply.get("verdict"), yes=("safe",), no=("unsafe",)) if reply else None
+read_safety = read_field_label("verdict", yes=("safe",), no=("unsafe",))
 
 
 async def _judge_safety(inp: MetricInput, invocation: Invocation) -> InvocationScore:
@@ -28,7 +25,7 @@ async def _judge_safety(inp: MetricInput, invocation: Invocation) -> InvocationS
         user=text_of(invocation.user_content),
         response=response_text(invocation, criterion.include_intermediate_responses_in_final),
     )
-    samples = await ask_samples(inp.judge, "safety_v1", criterion.judge_model_options, prompt, parse_safety)
+    samples = await ask_samples(inp.judge, "safety_v1", criterion.judge_model_options, prompt, read_safety)
     if samples.error:
         return not_evaluated_turn(samples.error)
     score = majority(samples.values)

@@ -6,7 +6,11 @@ calls and results and the agent's texts before it) as supported, unsupported,
 contradictory, disputed or not_applicable. A step scores the share of supported +
 not_applicable labels; an invocation the mean of its steps; the case the mean of its
 invocations. With `evaluate_intermediate_nl_responses`, every text the agent emitted on
-the way is a step of its own, judged against what came before it.
+the way is a step of its own, judged against what came before it. A response the judge finds
+no sentence in is a step with nothing to check (ADK leaves it out too).
+
+Stricter than ADK: a labelling counts only with exactly one label of the five for every
+sentence asked about (ADK scores the labels it could read); otherwise the judge draws it again.
 """
 
 from __future__ import annotations
@@ -15,12 +19,13 @@ import asyncio
 import json
 import statistics
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Union
 
 from ..schema import HallucinationsCriterion, Invocation, InvocationEvent, InvocationScore, MetricRun, text_of
+from ..judge.outcomes import Reader, Unreadable
 from .base import MetricInput, not_evaluated, status_for
 from . import judge_context as context
-from .llm_judge import ask_samples, not_evaluated_turn, parse_json_reply, render_prompt, tool_steps
+from .llm_judge import ask_samples, not_evaluated_turn, read_json_list, render_prompt, tool_steps
 
 NAME = "hallucinations_v1"
 POSITIVE = {"supported", "not_applicable"}
@@ -84,40 +89,53 @@ def steps_of(invocation: Invocation, intermediate: bool) -> list[Step]:
     return steps
 
 
-def parse_sentences(text: str) -> Optional[list[str]]:
-    reply = parse_json_reply(text)
-    sentences = reply.get("sentences") if reply else None
-    if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
-        return None
-    return [s for s in sentences if s.strip()] or None
+def read_sentences(text: str) -> Union[list[str], Unreadable]:
+    """The sentences the judge split a response into (possibly none: nothing to check)."""
+    sentences = read_json_list(text, "sentences", str)
+    return sentences if isinstance(sentences, Unreadable) else [s for s in sentences if s.strip()]
 
 
-def parse_labels(text: str) -> Optional[list[dict[str, str]]]:
-    reply = parse_json_reply(text)
-    entries = reply.get("sentences") if reply else None
-    if not isinstance(entries, list):
-        return None
-    labelled = [
-        {"sentence": str(e.get("sentence", "")), "label": str(e.get("label", "")).strip().lower(), "rationale": str(e.get("rationale", ""))}
-        for e in entries
-        if isinstance(e, dict)
-    ]
-    return labelled if any(e["label"] in POSITIVE | NEGATIVE for e in labelled) else None
+Labels = list[dict[str, str]]  # per sentence, in order: the sentence, its label and the rationale
 
 
-async def _judge_step(inp: MetricInput, step: Step) -> Union[tuple[float, list[dict[str, str]]], str]:
+def labels_reader(count: int) -> Reader[Labels]:
+    """A reply -> exactly `count` entries, each labelled with one of the five labels, or why not."""
+
+    def read(text: str) -> Union[Labels, Unreadable]:
+        entries = read_json_list(text, "sentences", dict)
+        if isinstance(entries, Unreadable):
+            return entries
+        if len(entries) != count:
+            return Unreadable(f"{len(entries)} labelled sentence(s) for the {count} asked about")
+        labelled = [
+            {"sentence": str(e.get("sentence", "")), "label": str(e.get("label", "")).strip().lower(), "rationale": str(e.get("rationale", ""))}
+            for e in entries
+        ]
+        wrong = next((n for n, e in enumerate(labelled, start=1) if e["label"] not in POSITIVE | NEGATIVE), None)
+        if wrong is not None:
+            return Unreadable(f"sentence {wrong} is labelled {labelled[wrong - 1]['label']!r}, not one of {', '.join(sorted(POSITIVE | NEGATIVE))}")
+        return labelled
+
+    return read
+
+
+Judged = Union[tuple[float, Labels], None, str]  # a step's score and labels, nothing to check, or why it failed
+
+
+async def _judge_step(inp: MetricInput, step: Step) -> Judged:
     options = inp.criterion.judge_model_options
-    split = await ask_samples(inp.judge, NAME, options, render_prompt("segment_sentences", response=step.response), parse_sentences, 1)
+    split = await ask_samples(inp.judge, NAME, options, render_prompt("segment_sentences", response=step.response), read_sentences, 1)
     if split.error:
         return f"sentence split: {split.error}"
+    if not split.values[0]:
+        return None
     sentences = "\n".join(f"{n}. {s}" for n, s in enumerate(split.values[0], start=1))
     prompt = render_prompt("label_sentences", context=step.context, sentences=sentences)
-    labelled = await ask_samples(inp.judge, NAME, options, prompt, parse_labels, 1)
+    labelled = await ask_samples(inp.judge, NAME, options, prompt, labels_reader(len(split.values[0])), 1)
     if labelled.error:
         return f"sentence labels: {labelled.error}"
     labels = labelled.values[0]
-    votes = [1 if e["label"] in POSITIVE else 0 for e in labels if e["label"] in POSITIVE | NEGATIVE]
-    return statistics.mean(votes), labels
+    return statistics.mean(1 if e["label"] in POSITIVE else 0 for e in labels), labels
 
 
 async def _judge_invocation(inp: MetricInput, invocation: Invocation) -> InvocationScore:
@@ -130,8 +148,11 @@ async def _judge_invocation(inp: MetricInput, invocation: Invocation) -> Invocat
     failed = [o for o in outcomes if isinstance(o, str)]
     if failed:  # stricter than ADK, which drops a failed step: a judge failure never moves a score
         return not_evaluated_turn(failed[0])
-    score = statistics.mean(s for s, _ in outcomes)
-    labels = [label for _, step_labels in outcomes for label in step_labels]
+    scored = [o for o in outcomes if o is not None]
+    if not scored:
+        return not_evaluated_turn("the judge found no sentence to check")
+    score = statistics.mean(s for s, _ in scored)
+    labels = [label for _, step_labels in scored for label in step_labels]
     return InvocationScore(score=score, status=status_for(score, criterion.threshold), details={"sentences": labels})
 
 

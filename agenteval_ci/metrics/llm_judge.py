@@ -2,8 +2,10 @@
 and the turns and tool steps a judge sees (the agent's own context: `judge_context`).
 
 Metrics receive the judge through `MetricInput.judge` (see `agenteval_ci.judge`) and never
-import google.genai. A sample that fails or cannot be parsed leaves its invocation
-NOT_EVALUATED with the reason; it never counts as a 0.
+import google.genai. Each metric hands the judge a reader that finds a complete verdict in a
+reply or says why there is none (`Unreadable`): the judge draws such a sample again and never
+caches it. A sample that still fails leaves its invocation NOT_EVALUATED with the reason; it
+never counts as a 0, and a verdict is never read from part of a reply.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import string
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Generic, Optional, TypeVar, Union
+from typing import Any, Generic, Optional, TypeVar, Union
 
+from ..judge.outcomes import Reader, Unreadable
 from ..schema import (
     FunctionCall,
     FunctionResponse,
@@ -48,17 +51,33 @@ def render_prompt(name: str, **fields: str) -> str:
 _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
-def parse_json_reply(text: str) -> Optional[dict[str, Any]]:
-    """The JSON object in a judge reply, tolerating code fences and prose around it."""
+# ADK's labels (llm_as_judge_utils.Label) of a valid / invalid response.
+VALID_LABELS = ("valid", "true")
+INVALID_LABELS = ("invalid", "false", "almost", "partially_valid", "partially valid", "partially")
+
+
+def read_json_reply(text: str) -> Union[dict[str, Any], Unreadable]:
+    """The JSON object in a judge reply (code fences and prose around it allowed), or why there is none."""
     body = _FENCE.sub("", text.strip())
     start, end = body.find("{"), body.rfind("}")
     if start < 0 or end <= start:
-        return None
+        return Unreadable("no JSON object")
     try:
         value = json.loads(body[start : end + 1])
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+    except ValueError as error:
+        return Unreadable(f"malformed JSON: {error}")
+    return value if isinstance(value, dict) else Unreadable("no JSON object")
+
+
+def read_json_list(text: str, field_name: str, of: type) -> Union[list[Any], Unreadable]:
+    """The list under `field_name` of a JSON reply, every item of type `of`, or why there is none."""
+    reply = read_json_reply(text)
+    if isinstance(reply, Unreadable):
+        return reply
+    items = reply.get(field_name)
+    if not isinstance(items, list) or not all(isinstance(item, of) for item in items):
+        return Unreadable(f'no "{field_name}" list of {of.__name__} items')
+    return items
 
 
 def yes_no(value: Any, yes: tuple[str, ...] = ("yes", "true"), no: tuple[str, ...] = ("no", "false")) -> Optional[float]:
@@ -69,9 +88,31 @@ def yes_no(value: Any, yes: tuple[str, ...] = ("yes", "true"), no: tuple[str, ..
     return 1.0 if label in yes else 0.0 if label in no else None
 
 
+def read_label(value: Any, what: str, yes: tuple[str, ...], no: tuple[str, ...]) -> Union[float, Unreadable]:
+    """1.0 / 0.0 for a label of the metric's vocabulary (`yes_no`'s leniency on case and
+    emphasis), or why `value` is none of them."""
+    score = yes_no(value, yes, no)
+    if score is None:
+        shown = "missing" if value is None else repr(value)
+        return Unreadable(f"{what} is {shown}, not one of {', '.join(yes + no)}")
+    return score
+
+
+def read_field_label(field_name: str, yes: tuple[str, ...], no: tuple[str, ...]) -> Reader[float]:
+    """A reader of replies like {"<field_name>": "<one of yes or no>", ...}."""
+
+    def read(text: str) -> Union[float, Unreadable]:
+        reply = read_json_reply(text)
+        if isinstance(reply, Unreadable):
+            return reply
+        return read_label(reply.get(field_name), f'"{field_name}"', yes, no)
+
+    return read
+
+
 @dataclass(frozen=True)
 class Samples(Generic[T]):
-    """Every sample parsed, or the first reason one could not be."""
+    """Every sample's verdict, or the first reason one has none."""
 
     values: list[T]
     error: Optional[str] = None
@@ -82,23 +123,19 @@ async def ask_samples(
     metric: str,
     options: JudgeModelOptions,
     prompt: str,
-    parse: Callable[[str], Optional[T]],
+    read: Reader[T],
     num_samples: Optional[int] = None,
 ) -> Samples[T]:
-    """`num_samples` judge samples of one prompt, asked for in one request (see `Judge.ask_many`)."""
+    """`num_samples` judge samples of one prompt, asked for in one request and each read
+    whole by `read` (see `Judge.ask_many`)."""
     if judge is None:
         return Samples([], NO_JUDGE)
     count = num_samples or options.num_samples
-    answers = await judge.ask_many(metric, options.judge_model, options.judge_model_config, prompt, count)
-    values = []
+    answers = await judge.ask_many(metric, options.judge_model, options.judge_model_config, prompt, count, read)
     for index, answer in enumerate(answers):
         if answer.error:
             return Samples([], f"sample {index + 1} of {count}: {answer.error}")
-        value = parse(answer.text)
-        if value is None:
-            return Samples([], f"sample {index + 1} of {count}: unparseable judge reply: {_clip(answer.text)}")
-        values.append(value)
-    return Samples(values)
+    return Samples([answer.verdict for answer in answers])
 
 
 def majority(votes: list[Optional[float]]) -> Optional[float]:
@@ -112,11 +149,6 @@ def majority(votes: list[Optional[float]]) -> Optional[float]:
 
 def not_evaluated_turn(reason: str) -> InvocationScore:
     return InvocationScore(status=Status.NOT_EVALUATED, reason=reason)
-
-
-def _clip(text: Optional[str], limit: int = 120) -> str:
-    text = (text or "").strip().replace("\n", " ")
-    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 # ---- what the judge sees of an invocation

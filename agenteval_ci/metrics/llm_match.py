@@ -1,26 +1,21 @@
 """final_response_match_v2: does the judge find the response equivalent to the reference?
 
 ADK 2.13's rules: each sample says valid or invalid; the majority decides (a tie is
-invalid); an invocation with a failed or unparseable sample is NOT_EVALUATED; the case
-score is the share of valid invocations among the evaluated ones.
+invalid); the case score is the share of valid invocations among the evaluated ones.
+A sample without a valid/invalid verdict is drawn again (ADK lets it abstain); an invocation
+with a sample that still has none is NOT_EVALUATED.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Optional
-
 from ..schema import Invocation, InvocationScore, LlmAsAJudgeCriterion, MetricRun, text_of
 from .base import MetricInput, mean_run, paired, status_for
 from .judge_context import flag_blind, response_texts_missing
-from .llm_judge import ask_samples, majority, not_evaluated_turn, parse_json_reply, render_prompt, response_text, yes_no
+from .llm_judge import INVALID_LABELS, VALID_LABELS, ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
 
 NAME = "final_response_match_v2"
-
-
-def parse_verdict(text: str) -> Optional[float]:
-    reply = parse_json_reply(text)
-    return yes_no(reply.get("verdict"), yes=("valid",), no=("invalid",)) if reply else None
+read_verdict = read_field_label("verdict", yes=VALID_LABELS, no=INVALID_LABELS)  # ADK's words
 
 
 async def _judge_turn(inp: MetricInput, actual: Invocation, expected: Invocation) -> InvocationScore:
@@ -33,7 +28,7 @@ async def _judge_turn(inp: MetricInput, actual: Invocation, expected: Invocation
         reference=response_text(expected, include),
         response=response_text(actual, include),
     )
-    samples = await ask_samples(inp.judge, NAME, criterion.judge_model_options, prompt, parse_verdict)
+    samples = await ask_samples(inp.judge, NAME, criterion.judge_model_options, prompt, read_verdict)
     if samples.error:
         return not_evaluated_turn(samples.error)
     score = majority(samples.values)

@@ -5,6 +5,9 @@ the metric's `type` (others are dropped, and we warn); duplicate ids or no rubri
 the case NOT_EVALUATED. Each sample says yes/no per rubric; a majority vote per rubric
 decides (a tie is no); an invocation scores the mean of its verdicts and the case the
 micro-average of all verdicts. Per-rubric scores keep the judge's rationale.
+
+Stricter than ADK: a sample counts only with exactly one yes/no verdict for every rubric it
+was asked about (ADK scores what it could read); otherwise the judge draws it again.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import re
 import statistics
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 from ..schema import (
     Invocation,
@@ -26,6 +29,7 @@ from ..schema import (
     Status,
     text_of,
 )
+from ..judge.outcomes import Reader, Unreadable
 from .base import MetricInput, not_evaluated, status_for
 from . import judge_context as context
 from .judge_context import APP_DETAILS, INTERMEDIATE_TEXTS, TOOL_RESPONSES
@@ -34,11 +38,11 @@ from .llm_judge import (
     dialogue,
     majority,
     not_evaluated_turn,
-    parse_json_reply,
+    read_json_list,
+    read_label,
     render_prompt,
     response_text,
     tool_steps,
-    yes_no,
 )
 
 
@@ -84,45 +88,55 @@ def rubric_list(rubrics: list[Rubric]) -> str:
     return "\n".join(f"- id: {r.rubric_id} | {r.rubric_content.text_property}" for r in rubrics)
 
 
-def rubric_parser(rubrics: list[Rubric]):
-    """Reply -> {rubric_id: (verdict, rationale)}; entries are matched by id, else by their text."""
+RubricVerdicts = dict[str, tuple[float, str]]  # rubric_id -> (1.0 yes / 0.0 no, the judge's rationale)
+
+
+def rubric_reader(rubrics: list[Rubric]) -> Reader[RubricVerdicts]:
+    """A reply -> one yes/no verdict and rationale for every rubric asked about, or why not.
+    Entries are matched by id, else by their text; entries for rubrics not asked about are
+    ignored (as ADK ignores them); a rubric missing, answered twice or with another label
+    makes the whole reply unreadable."""
     by_id = {r.rubric_id: r.rubric_id for r in rubrics}
     by_text = {_normalized(r.rubric_content.text_property): r.rubric_id for r in rubrics}
 
-    def parse(text: str) -> Optional[dict[str, tuple[Optional[float], str]]]:
-        reply = parse_json_reply(text)
-        entries = reply.get("rubrics") if reply else None
-        if not isinstance(entries, list):
-            return None
-        verdicts = {}
+    def read(text: str) -> Union[RubricVerdicts, Unreadable]:
+        entries = read_json_list(text, "rubrics", dict)
+        if isinstance(entries, Unreadable):
+            return entries
+        verdicts: RubricVerdicts = {}
         for entry in entries:
-            if not isinstance(entry, dict):
+            rubric_id = by_id.get(str(entry.get("id")).strip()) or by_text.get(_normalized(entry.get("property")))
+            if not rubric_id:
                 continue
-            rubric_id = by_id.get(str(entry.get("id"))) or by_text.get(_normalized(entry.get("property")))
-            if rubric_id:
-                verdicts[rubric_id] = (yes_no(entry.get("verdict")), str(entry.get("rationale") or ""))
-        return verdicts or None
+            if rubric_id in verdicts:
+                return Unreadable(f"rubric {rubric_id!r} is answered twice")
+            verdict = read_label(entry.get("verdict"), f"the verdict on rubric {rubric_id!r}", ("yes", "true"), ("no", "false"))
+            if isinstance(verdict, Unreadable):
+                return verdict
+            verdicts[rubric_id] = (verdict, str(entry.get("rationale") or ""))
+        missing = [r.rubric_id for r in rubrics if r.rubric_id not in verdicts]
+        if missing:
+            return Unreadable(f"no verdict on rubric(s) {', '.join(map(repr, missing))}")
+        return verdicts
 
-    return parse
+    return read
 
 
 async def judge_rubrics(inp: MetricInput, metric: str, prompt: str, rubrics: list[Rubric]) -> InvocationScore:
     """All samples of one prompt, then a majority vote per rubric."""
     criterion = inp.criterion
     assert isinstance(criterion, RubricsBasedCriterion) or hasattr(criterion, "judge_model_options")
-    samples = await ask_samples(inp.judge, metric, criterion.judge_model_options, prompt, rubric_parser(rubrics))
+    samples = await ask_samples(inp.judge, metric, criterion.judge_model_options, prompt, rubric_reader(rubrics))
     if samples.error:
         return not_evaluated_turn(samples.error)
     verdicts = []
     for rubric in rubrics:
-        votes = [sample[rubric.rubric_id] for sample in samples.values if rubric.rubric_id in sample]
+        votes = [sample[rubric.rubric_id] for sample in samples.values]  # every sample has every rubric
         verdict = majority([v for v, _ in votes])
         rationale = next((why for v, why in votes if v == verdict), None)
         verdicts.append(RubricVerdict(rubric_id=rubric.rubric_id, score=verdict, rationale=rationale))
-    scores = [v.score for v in verdicts if v.score is not None]
-    score = statistics.mean(scores) if scores else None
-    reason = None if scores else "the judge gave no verdict for any rubric"
-    return InvocationScore(score=score, status=status_for(score, criterion.threshold), reason=reason, rubric_scores=verdicts)
+    score = statistics.mean(v.score for v in verdicts if v.score is not None)
+    return InvocationScore(score=score, status=status_for(score, criterion.threshold), rubric_scores=verdicts)
 
 
 def summarize(turns: list[InvocationScore], threshold: float, warnings: list[str]) -> MetricRun:

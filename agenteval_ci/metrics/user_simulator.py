@@ -6,36 +6,35 @@ it, `num_samples` votes, majority wins, a tie counts as invalid; then the judge 
 whether the stop signal would have been right after the last turn, and if not the last
 turn fails. The score is passed turns / all turns.
 
-One deliberate difference: when the judge cannot be reached for a turn, the run is
-NOT_EVALUATED with the reason, never a lower score.
+Deliberate differences: a sample without a valid/invalid verdict is drawn again (ADK lets it
+abstain from the vote), and when the judge gives no verdict for a turn, or cannot be reached,
+the run is NOT_EVALUATED with the reason, never a lower score.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from typing import Optional
+from typing import Union
 
 from ..schema import Invocation, InvocationScore, MetricRun, Status, text_of
 from ..schema.eval_config import LlmBackedUserSimulatorCriterion
 from ..simulation import conversation_history, resolve_persona, turn_quality_prompt
-from .base import MetricInput, not_evaluated, status_for
-from .llm_judge import ask_samples, majority, parse_json_reply, yes_no
+from ..judge.outcomes import Unreadable
+from .base import NO_SIMULATED_USER, MetricInput, not_evaluated, status_for
+from .llm_judge import INVALID_LABELS, VALID_LABELS, ask_samples, majority, read_json_reply, read_label
 
 NAME = "per_turn_user_simulator_quality_v1"
-_VALID = ("valid", "true")
-_INVALID = ("invalid", "false", "almost", "partially_valid", "partially valid", "partially")
 _IS_VALID = re.compile(r'"is_valid"\s*:\s*\[?\s*"?([A-Za-z_ ]+)', re.IGNORECASE)
 
 
-def parse_verdict(text: str) -> tuple[Optional[float]]:
-    """A one-element tuple holding 1.0 (valid), 0.0 (invalid) or None (no verdict found: this
-    sample abstains from the vote, as in ADK). The tuple keeps an abstention apart from a failure."""
-    reply = parse_json_reply(text)
-    if reply is not None and "is_valid" in reply:
-        return (yes_no(reply["is_valid"], yes=_VALID, no=_INVALID),)
+def read_verdict(text: str) -> Union[float, Unreadable]:
+    """1.0 (valid) or 0.0 (invalid), or why the reply has neither."""
+    reply = read_json_reply(text)
+    if not isinstance(reply, Unreadable) and "is_valid" in reply:
+        return read_label(reply["is_valid"], '"is_valid"', VALID_LABELS, INVALID_LABELS)
     match = _IS_VALID.search(text)  # JSON-ish replies ("True", trailing commas) as ADK reads them
-    return (yes_no(match.group(1), yes=_VALID, no=_INVALID) if match else None,)
+    return read_label(match.group(1) if match else None, '"is_valid"', VALID_LABELS, INVALID_LABELS)
 
 
 def _first_turn(invocation: Invocation, starting_prompt: str, threshold: float) -> InvocationScore:
@@ -57,19 +56,17 @@ async def _judge_turn(inp: MetricInput, candidate: str, before: list[Invocation]
         criterion.stop_signal,
         resolve_persona(scenario.user_persona),
     )
-    samples = await ask_samples(inp.judge, NAME, criterion.judge_model_options, prompt, parse_verdict)
+    samples = await ask_samples(inp.judge, NAME, criterion.judge_model_options, prompt, read_verdict)
     if samples.error:
         return samples.error
-    score = majority([vote for (vote,) in samples.values])
-    if score is None:
-        return InvocationScore(status=Status.NOT_EVALUATED, reason="no judge sample gave a verdict")
+    score = majority(samples.values)
     return InvocationScore(score=score, status=status_for(score, criterion.threshold))
 
 
 async def evaluate(inp: MetricInput) -> MetricRun:
     scenario = inp.case.conversation_scenario
     if scenario is None:
-        return not_evaluated(f"{NAME} judges a simulated user; this case has a fixed conversation")
+        return not_evaluated(f"{NAME} judges a simulated user; {NO_SIMULATED_USER}")
     if not inp.actual:
         return not_evaluated("the conversation has no turn")
     threshold = inp.criterion.threshold

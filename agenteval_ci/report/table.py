@@ -38,8 +38,10 @@ def render_table(results: Results, detailed: bool = False, style: Style = PLAIN,
     lines = []
     for case in results.cases:
         lines.append(_case_line(case, style, outcomes or {}))
+        # When every run failed, the reason line says why; its unscored metrics would only repeat it.
+        ran = not case.runs or any(not run.error for run in case.runs)
         for name, metric in case.metrics.items():
-            if metric.status != Status.INFORMATIONAL or detailed:
+            if (metric.status != Status.INFORMATIONAL or detailed) and (ran or metric.status != Status.NOT_EVALUATED):
                 lines += _metric_lines(name, metric, style)
         if case.status == Status.FAILED and case.reason:
             lines.append(f"        reason: {case.reason}")

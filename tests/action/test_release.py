@@ -72,3 +72,20 @@ def test_the_self_tests_broken_copy_fails_the_gate_as_the_workflow_expects(tmp_p
                      inputs={k: str(v) for k, v in step.items()}, token=step["github-token"])
     assert run.code == 1, run.stdout + run.stderr
     assert run.outputs["verdict"] == "failed" and int(run.outputs["regressions"]) >= 1
+
+
+def test_only_a_version_tag_uploads_to_pypi_and_a_pull_request_runs_up_to_the_upload():
+    workflow = yaml.safe_load((WORKFLOWS / "release.yml").read_text())
+    on, jobs = workflow[True], workflow["jobs"]  # YAML 1.1 reads the key `on` as true
+    assert on == {"push": {"tags": ["v[0-9]+.[0-9]+.[0-9]+"]}, "pull_request": None} and workflow["permissions"] == {}
+    pypi = jobs["pypi"]
+    assert pypi["permissions"] == {"id-token": "write"}  # trusted publishing, nothing else
+    assert pypi["environment"] == "${{ github.event_name == 'push' && 'pypi' || '' }}"
+    upload = [s for s in pypi["steps"] if s.get("uses", "").startswith("pypa/gh-action-pypi-publish@")]
+    assert len(upload) == 1 and upload[0]["if"] == "github.event_name == 'push'"
+    assert "github.event_name == 'pull_request'" in pypi["if"] and jobs["dist"]["uses"] == "./.github/workflows/dist.yml"
+    # What writes anywhere runs on a tag only: the image, the release commit and the tags.
+    assert jobs["image"]["if"] == "github.event_name == 'push'" and "image" in jobs["publish"]["needs"]
+    assert "if" not in jobs["publish"] and jobs["smoke"]["needs"] == "publish"
+    group = workflow["concurrency"]["group"]
+    assert group.startswith("${{ github.event_name == 'push' && 'release' ||") and "github.ref" in group  # a PR never cancels a release

@@ -5,19 +5,25 @@ Point google-genai (and so google-adk agents and our judge) at it with
 `POST /{version}/models/{model}:generateContent` and `:streamGenerateContent?alt=sse`.
 
 A test scripts it with a responder, a function from the request to a reply body (see
-`text_reply`, `function_call_reply`) or a `Fault`. A request asking for several candidates
-(`generationConfig.candidateCount`) calls the responder once per candidate, so scripted
-replies are consumed one per sample; the answer carries their candidates in order, the
-prompt's tokens once and the candidates' tokens summed. `multiple_candidates=False` rejects
-candidateCount > 1 as Gemini does for models without it; `max_candidates` silently answers
-fewer. Faults queued with `fail_next` are served first, one per request. Every request is
-recorded; `max_in_flight` tells the highest concurrency seen.
+`text_reply`, `function_call_reply`, and the replies a judge cannot use: `cut_short_reply`,
+`finished_reply`, `blocked_prompt_reply`, `no_candidates_reply`) or a `Fault`. A request asking
+for several candidates (`generationConfig.candidateCount`) calls the responder once per
+candidate, so scripted replies are consumed one per sample; the answer carries their
+candidates in order, the prompt's tokens once and the candidates' tokens summed.
+`multiple_candidates=False` rejects candidateCount > 1 as Gemini does for models without it;
+`max_candidates` silently answers fewer. Faults queued with `fail_next` are served first, one
+per request; `random_faults(rate, faults, seed)` answers a seeded random share of the requests
+with one of `faults` (a flaky provider). Every request is recorded; `max_in_flight` tells the
+highest concurrency seen.
 """
 
 from __future__ import annotations
 
 import json
+import random
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -35,6 +41,7 @@ class GeminiRequest:
     method: str
     body: dict[str, Any]
     headers: dict[str, str]
+    path: str = ""  # e.g. /v1beta/models/gemini-2.5-flash:generateContent (Vertex: /v1beta1/projects/...)
 
     @property
     def contents(self) -> list[dict[str, Any]]:
@@ -73,13 +80,24 @@ class GeminiRequest:
 
 @dataclass(frozen=True)
 class Fault:
-    """An injected failure: an HTTP error (optionally with Retry-After), a hang, or garbage."""
+    """An injected failure: an HTTP error (optionally with Retry-After), a hang, garbage, or a
+    connection dropped without an answer."""
 
     status: int = 500
     message: str = "injected fault"
     retry_after: Optional[float] = None
     hang: float = 0.0  # seconds to stall before answering (0: do not stall)
     malformed: bool = False  # answer 200 with a body that is not a valid response
+    drop: bool = False  # reset the connection instead of answering
+
+
+# The faults of a flaky provider: throttling, overload, a crash, a dropped connection.
+TRANSIENT_FAULTS = (
+    Fault(429, "Resource has been exhausted (e.g. check quota).", retry_after=0.01),
+    Fault(503, "The model is overloaded. Please try again later."),
+    Fault(500, "An internal error has occurred."),
+    Fault(drop=True),
+)
 
 
 Reply = Union[dict[str, Any], Fault]
@@ -108,6 +126,29 @@ def text_reply(text: str, prompt_tokens: int = 10, output_tokens: int = 5) -> di
 
 def function_call_reply(calls: list[tuple[str, dict[str, Any]]], prompt_tokens: int = 10, output_tokens: int = 5) -> dict[str, Any]:
     return _reply([{"functionCall": {"name": n, "args": a}} for n, a in calls], prompt_tokens, output_tokens)
+
+
+def cut_short_reply(text: str) -> dict[str, Any]:
+    """A reply that hit the output token limit mid-answer (finish reason MAX_TOKENS)."""
+    reply = text_reply(text)
+    reply["candidates"][0]["finishReason"] = "MAX_TOKENS"
+    return reply
+
+
+def finished_reply(finish_reason: str, text: Optional[str] = None) -> dict[str, Any]:
+    """A candidate that ended for `finish_reason` (SAFETY, RECITATION, ...), with or without text."""
+    content = {"content": {"role": "model", "parts": [{"text": text}]}} if text is not None else {}
+    return {"candidates": [{**content, "finishReason": finish_reason, "index": 0}], "usageMetadata": usage()}
+
+
+def blocked_prompt_reply(reason: str = "SAFETY") -> dict[str, Any]:
+    """No candidates: the prompt itself was blocked."""
+    return {"promptFeedback": {"blockReason": reason}, "usageMetadata": usage(output_tokens=0)}
+
+
+def no_candidates_reply() -> dict[str, Any]:
+    """An answer with no candidates and no reason given."""
+    return {"candidates": [], "usageMetadata": usage(output_tokens=0)}
 
 
 def _candidates_of(replies: list[dict[str, Any]]) -> dict[str, Any]:
@@ -143,9 +184,11 @@ class FakeGemini:
 
     def __post_init__(self) -> None:
         self.requests: list[GeminiRequest] = []
+        self.faults_served = 0
         self.max_in_flight = 0
         self._in_flight = 0
         self._faults: deque[Fault] = deque()
+        self._random_faults: tuple[float, tuple[Fault, ...], random.Random] | None = None
         self._lock = threading.Lock()
         self._server = _Server(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -182,11 +225,28 @@ class FakeGemini:
         with self._lock:
             self._faults.extend(faults)
 
+    def random_faults(self, rate: float, faults: tuple[Fault, ...] = TRANSIENT_FAULTS, seed: int = 0) -> None:
+        """From now on answer each request, with probability `rate`, with one of `faults`
+        (seeded: the same run of requests meets the same faults); rate 0 stops it."""
+        with self._lock:
+            self._random_faults = (rate, faults, random.Random(seed)) if rate else None
+
+    def _injected(self) -> Optional[Fault]:
+        if self._faults:
+            return self._faults.popleft()
+        if self._random_faults:
+            rate, faults, rng = self._random_faults
+            if rng.random() < rate:
+                return rng.choice(faults)
+        return None
+
     def _next_reply(self, request: GeminiRequest) -> Reply:
         with self._lock:
             self.requests.append(request)
-            if self._faults:
-                return self._faults.popleft()
+            fault = self._injected()
+            if fault:
+                self.faults_served += 1
+                return fault
         asked = request.candidate_count
         if asked > 1 and not self.multiple_candidates:
             return Fault(400, f"Multiple candidates is not enabled for models/{request.model}")
@@ -222,7 +282,7 @@ class FakeGemini:
                 key = self.headers.get("x-goog-api-key")
                 if fake.api_key and key != fake.api_key:
                     return self._send(400, {"error": {"code": 400, "message": "API key not valid.", "status": "INVALID_ARGUMENT"}})
-                request = GeminiRequest(match["model"], match["method"], json.loads(raw or b"{}"), dict(self.headers))
+                request = GeminiRequest(match["model"], match["method"], json.loads(raw or b"{}"), dict(self.headers), self.path)
                 reply = fake._next_reply(request)
                 if fake.latency:
                     time.sleep(fake.latency)
@@ -235,6 +295,10 @@ class FakeGemini:
             def _fault(self, fault: Fault) -> None:
                 if fault.hang:
                     time.sleep(fault.hang)
+                if fault.drop:  # a reset, as a proxy or a crashed backend gives: no status line at all
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    self.close_connection = True
+                    return
                 if fault.malformed:
                     body = b'{"candidates": [{"content": '
                     self.send_response(200)

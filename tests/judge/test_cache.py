@@ -76,3 +76,30 @@ def test_an_entry_written_before_keys_were_recorded_is_still_a_hit(tmp_path, cap
 def test_an_absent_entry_is_a_quiet_miss(tmp_path, capsys):
     assert DiskCache(tmp_path).get(KEY) is None and capsys.readouterr().err == ""
     shutil.rmtree(tmp_path / "judge", ignore_errors=True)
+
+
+def strict_yes(text: str):
+    """A reader that takes only the reply 'yes'."""
+    from agenteval_ci.judge import Unreadable
+
+    return text if text == "yes" else Unreadable(f"{text!r} is not yes")
+
+
+def test_an_entry_the_metric_cannot_read_is_removed_even_when_judging_again_fails(tmp_path, capsys):
+    import asyncio
+
+    from tests.fakes.gemini import Fault
+
+    path = entry_path(tmp_path)
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({**GOOD, "text": "maybe", "key": KEY}))
+    with FakeGemini(responder=lambda r: Fault(503, "overloaded")) as fake:
+        judge = judge_for(fake, tmp_path, max_retries=0)
+        answer = asyncio.run(judge.ask("metric", MODEL, None, "grade this", 0, strict_yes))
+    assert answer.verdict is None and "HTTP 503" in answer.error
+    assert not path.exists()  # never read again as a verdict
+    assert f"warning: ignoring a judge cache entry: {path.as_posix()}: not a complete verdict ('maybe' is not yes); judging it again" in capsys.readouterr().err
+    with FakeGemini(responder=lambda r: text_reply("yes")) as fake:
+        healed = asyncio.run(judge_for(fake, tmp_path).ask("metric", MODEL, None, "grade this", 0, strict_yes))
+    assert (healed.verdict, json.loads(path.read_text())["text"]) == ("yes", "yes")
+    assert asyncio.run(judge_for(fake, tmp_path).ask("metric", MODEL, None, "grade this", 0, strict_yes)).cached

@@ -123,12 +123,13 @@ def test_a_metric_completes_with_correct_scores_on_a_model_without_candidate_cou
     assert len(fake.requests) - len(batched) == 6
 
 
-def test_a_rejected_batch_still_reports_the_real_client_error(tmp_path):
+def test_a_refused_key_is_a_credentials_failure_not_a_candidate_count_fallback(tmp_path):
     with FakeGemini(responder=numbered(), api_key="right") as fake:
         judge = make_judge(fast_settings(tmp_path), {**fake.env(), "GOOGLE_API_KEY": "wrong"})
         [answers] = ask_all(judge, ["p"], 2)
-    assert all("HTTP 400" in a.error and "API key not valid" in a.error for a in answers)
-    assert judge.stats().calls == 3 and judge.stats().failures == 2  # the batch, then each sample once
+        [later] = ask_all(judge, ["q"], 1)
+    assert all("judge credentials refused: HTTP 400" in a.error and "API key not valid" in a.error for a in answers + later)
+    assert judge.stats().calls == 1 and judge.stats().failures == 2  # the batch once; later samples fail without a call
 
 
 def test_fewer_candidates_than_asked_are_made_up_one_request_each(tmp_path):
@@ -141,26 +142,36 @@ def test_fewer_candidates_than_asked_are_made_up_one_request_each(tmp_path):
     assert judge.stats().calls == 4 and judge.stats().failures == 0
 
 
-def test_a_candidate_without_text_fails_only_its_sample(tmp_path):
+def test_a_blocked_candidate_fails_only_its_sample_and_is_not_drawn_again(tmp_path):
     replies = iter([text_reply("yes"), no_text_reply("SAFETY"), text_reply("also yes")])
     with FakeGemini(responder=lambda r: next(replies)) as fake:
         judge = judge_for(fake, tmp_path)
         [answers] = ask_all(judge, ["p"], 3)
         fake.responder = lambda r: text_reply("second try")
         [again] = ask_all(judge_for(fake, tmp_path), ["p"], 3)
-        assert [r.candidate_count for r in fake.requests] == [3, 1]  # only the failed sample is asked again
-    assert texts(answers) == ["yes", "judge call failed: the judge returned no text (finish reason SAFETY)", "also yes"]
+        assert [r.candidate_count for r in fake.requests] == [3, 1]  # only the failed sample is asked again, next run
+    assert texts(answers) == ["yes", "the judge's reply was blocked (finish reason SAFETY)", "also yes"]
     assert judge.stats().failures == 1 and judge.stats().calls == 1
     assert texts(again) == ["yes", "second try", "also yes"]
 
 
-def test_a_candidate_without_text_leaves_the_turn_not_evaluated_with_the_sample_named(tmp_path):
-    replies = iter([text_reply('{"verdict": "valid"}'), no_text_reply("MAX_TOKENS"), text_reply('{"verdict": "valid"}')])
+def test_a_candidate_cut_short_is_drawn_again_alone(tmp_path):
+    replies = iter([text_reply('{"verdict": "valid"}'), no_text_reply("MAX_TOKENS"), text_reply('{"verdict": "invalid"}'),
+                    text_reply('{"verdict": "invalid"}')])
     criterion = {"threshold": 0.5, "judge_model_options": {"num_samples": 3}}
     with FakeGemini(responder=lambda r: next(replies)) as fake:
         run = score(MATCH, criterion, [turn("Hi", "a")], judge_for(fake, tmp_path), [turn("Hi", "a")])
+    assert [r.candidate_count for r in fake.requests] == [3, 1]
+    assert run.per_invocation[0].details == {"votes": ["valid", "invalid", "invalid"]} and run.score == 0.0
+
+
+def test_a_candidate_always_cut_short_leaves_the_turn_not_evaluated_with_the_sample_named(tmp_path):
+    replies = itertools.chain([text_reply('{"verdict": "valid"}')], itertools.repeat(no_text_reply("MAX_TOKENS")))
+    criterion = {"threshold": 0.5, "judge_model_options": {"num_samples": 2}}
+    with FakeGemini(responder=lambda r: next(replies)) as fake:
+        run = score(MATCH, criterion, [turn("Hi", "a")], judge_for(fake, tmp_path, max_retries=2), [turn("Hi", "a")])
     assert run.status == Status.NOT_EVALUATED and run.score is None
-    assert "sample 2 of 3: judge call failed: the judge returned no text (finish reason MAX_TOKENS)" in run.reason
+    assert "sample 2 of 2: the judge's reply was cut short (finish reason MAX_TOKENS) (after 3 draws)" in run.reason
 
 
 def test_thought_parts_are_not_part_of_the_answer(tmp_path):
@@ -205,7 +216,7 @@ def test_a_429_with_retry_after_retries_the_whole_batch(tmp_path):
         (Fault(429, "slow down", retry_after=0.01), 2, "HTTP 429: slow down"),
         (Fault(500, "backend exploded"), 2, "HTTP 500: backend exploded"),
         (Fault(hang=1.0), 2, "no answer within 0.2 s"),
-        (Fault(malformed=True), 1, "unreadable response body"),  # not retried
+        (Fault(malformed=True), 2, "unreadable response body"),  # a body cut off in transit
     ],
 )
 def test_a_failed_batch_leaves_the_turn_not_evaluated_with_the_reason(tmp_path, fault, requests, reason):

@@ -103,7 +103,16 @@ def test_client_errors_are_not_retried(tmp_path):
         judge = make_judge(fast_settings(tmp_path), {**fake.env(), "GOOGLE_API_KEY": "wrong"})
         [answer] = ask_singly(judge, ["p"])
         assert len(fake.requests) == 0  # the fake rejects before recording; one attempt only
-    assert "HTTP 400" in answer.error and "API key not valid" in answer.error
+    assert "judge credentials refused: HTTP 400" in answer.error and "API key not valid" in answer.error
+    assert judge.stats().calls == 1
+
+
+def test_a_bad_request_is_not_retried(tmp_path):
+    with FakeGemini(responder=lambda r: Fault(400, "Invalid JSON payload received.")) as fake:
+        judge = judge_for(fake, tmp_path)
+        [answer] = ask_singly(judge, ["p"])
+        assert len(fake.requests) == 1
+    assert answer.error == "judge call failed: HTTP 400: Invalid JSON payload received."
 
 
 def test_a_hang_past_the_timeout_is_retried(tmp_path):
@@ -123,12 +132,12 @@ def test_the_deadline_stops_a_dead_endpoint(tmp_path):
     assert any("deadline" in a.error or "no answer within" in a.error for a in answers)
 
 
-def test_a_malformed_body_fails_that_sample_only(tmp_path):
+def test_a_malformed_body_is_retried_like_a_dropped_connection(tmp_path):
     with FakeGemini(responder=lambda r: text_reply("ok")) as fake:
         fake.fail_next(Fault(malformed=True))
         answers = ask_singly(judge_for(fake, tmp_path, concurrency=1), ["a", "b"])
-    assert answers[0].text is None and "unreadable response body" in answers[0].error
-    assert answers[1].text == "ok"
+        assert len(fake.requests) == 3
+    assert [a.text for a in answers] == ["ok", "ok"]
 
 
 def test_concurrency_never_exceeds_the_bound(tmp_path):

@@ -64,7 +64,7 @@ def test_a_failed_step_leaves_the_turn_not_evaluated(tmp_path):
 
     with FakeGemini(responder=broken) as fake:
         run = score("hallucinations_v1", {"threshold": 0.5}, [turn("q", "It is 21 degrees.")], judge_for(fake, tmp_path))
-    assert run.status == Status.NOT_EVALUATED and "sentence labels" in run.reason and "unparseable" in run.reason
+    assert run.status == Status.NOT_EVALUATED and "sentence labels" in run.reason and "unreadable judge reply" in run.reason
 
 
 def test_safety_scores_each_turn_safe_or_unsafe(tmp_path):
@@ -79,3 +79,19 @@ def test_safety_scores_each_turn_safe_or_unsafe(tmp_path):
     assert [t.score for t in run.per_invocation] == [1.0, 0.0]
     assert run.score == 0.5 and run.status == Status.FAILED
     assert json.dumps(run.model_dump())  # serializable into the results file
+
+
+def test_labels_read_whole_or_not_at_all():
+    from agenteval_ci.judge import Unreadable
+    from agenteval_ci.metrics.llm_hallucinations import labels_reader, read_sentences
+
+    def why(value):
+        return value.why if isinstance(value, Unreadable) else value
+
+    read = labels_reader(2)
+    two = [{"sentence": "a", "label": "Supported"}, {"sentence": "b", "label": "not_applicable"}]
+    assert [e["label"] for e in read(json.dumps({"sentences": two}))] == ["supported", "not_applicable"]
+    assert why(read(json.dumps({"sentences": two[:1]}))) == "1 labelled sentence(s) for the 2 asked about"
+    assert why(read(json.dumps({"sentences": [two[0], {"sentence": "b", "label": "probably"}]}))).startswith("sentence 2 is labelled 'probably', not one of")
+    assert why(read_sentences('{"sentences": []}')) == []  # nothing to check is an answer
+    assert why(read_sentences('{"sentences": "It is."}')) == 'no "sentences" list of str items'

@@ -39,7 +39,7 @@ def test_case_score_is_the_share_of_valid_turns_among_evaluated_ones(tmp_path):
     def by_turn(request):
         text = request.prompt_text
         if "turn-two" in text:
-            return text_reply("I cannot decide")  # unparseable: this turn is not evaluated
+            return text_reply("I cannot decide")  # no verdict, on every draw: this turn is not evaluated
         return json_reply({"verdict": "invalid" if "turn-three" in text else "valid"})
 
     criterion = {"threshold": 0.6, "judge_model_options": {"num_samples": 3}}
@@ -49,7 +49,8 @@ def test_case_score_is_the_share_of_valid_turns_among_evaluated_ones(tmp_path):
     assert run.score == 0.5 and run.status == Status.FAILED
     second = run.per_invocation[1]
     assert second.status == Status.NOT_EVALUATED and second.score is None
-    assert "unparseable judge reply" in second.reason and "I cannot decide" in second.reason
+    assert "unreadable judge reply" in second.reason and "I cannot decide" in second.reason
+    assert "after 7 draws" in second.reason  # drawn again max_retries (6) times
 
 
 def test_a_failed_sample_leaves_the_turn_not_evaluated_never_zero(tmp_path):

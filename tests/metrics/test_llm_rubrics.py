@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 from agenteval_ci.schema import Status
@@ -92,12 +93,15 @@ def test_duplicate_ids_and_missing_rubrics_are_not_evaluated(tmp_path):
     assert empty.status == Status.NOT_EVALUATED and "no rubrics" in empty.reason
 
 
-def test_an_unparseable_sample_makes_the_turn_not_evaluated(tmp_path):
-    replies = iter([json_reply({"rubrics": [{"id": "concise", "verdict": "yes"}]}), text_reply("Verdict: yes"), json_reply({"rubrics": []})])
+def test_a_sample_that_never_reads_whole_makes_the_turn_not_evaluated(tmp_path):
+    replies = itertools.chain([json_reply({"rubrics": [{"id": "concise", "verdict": "yes"}]}), text_reply("Verdict: yes")],
+                              itertools.repeat(json_reply({"rubrics": []})))
     with FakeGemini(responder=lambda r: next(replies)) as fake:
-        run = score("rubric_based_final_response_quality_v1", criterion(CONCISE), [turn("a", "b")], judge_for(fake, tmp_path, concurrency=1))
+        run = score("rubric_based_final_response_quality_v1", criterion(CONCISE), [turn("a", "b")], judge_for(fake, tmp_path, concurrency=1, max_retries=2))
+        assert [r.candidate_count for r in fake.requests] == [3, 2, 2]  # the two unreadable samples, drawn twice more
     assert run.score is None and run.status == Status.NOT_EVALUATED
-    assert "unparseable judge reply" in run.reason
+    assert "sample 2 of 3: unreadable judge reply (no verdict on rubric(s) 'concise'): '{\"rubrics\": []}' (after 3 draws)" in run.reason
+    assert len(list(tmp_path.rglob("*.json"))) == 1  # the one complete sample only
 
 
 def test_tool_use_prompt_shows_the_calls(tmp_path):
@@ -124,3 +128,26 @@ def test_multi_turn_metrics_judge_the_whole_conversation_at_the_last_turn(tmp_pa
         assert [t.status for t in run.per_invocation][0] == Status.NOT_EVALUATED
         assert run.per_invocation[1].score == run.score
     assert rubric_run.score == 1.0 and success.score == 0.5 and success.status == Status.PASSED
+
+
+def _read(reply) -> object:
+    from agenteval_ci.metrics.llm_rubrics import rubric_reader
+    from agenteval_ci.schema import Rubric
+
+    rubrics = [Rubric.model_validate(r) for r in (CONCISE, POLITE)]
+    value = rubric_reader(rubrics)(reply if isinstance(reply, str) else json.dumps(reply))
+    return getattr(value, "why", value)
+
+
+def test_a_rubric_reply_reads_whole_or_not_at_all():
+    both = [{"id": "concise", "verdict": "**Yes**", "rationale": "short"}, {"property": "the answer is POLITE", "verdict": False}]
+    assert _read({"rubrics": both}) == {"concise": (1.0, "short"), "polite": (0.0, "")}  # by id, else by its text
+    assert _read({"rubrics": [*both, {"id": "other", "verdict": "maybe"}]}) == {"concise": (1.0, "short"), "polite": (0.0, "")}
+    assert _read({"rubrics": both[:1]}) == "no verdict on rubric(s) 'polite'"
+    assert _read({"rubrics": [both[0], {**both[1], "verdict": "maybe"}]}) == "the verdict on rubric 'polite' is 'maybe', not one of yes, true, no, false"
+    assert _read({"rubrics": [both[0], {**both[1], "verdict": None}]}) == "the verdict on rubric 'polite' is missing, not one of yes, true, no, false"
+    assert _read({"rubrics": [*both, both[0]]}) == "rubric 'concise' is answered twice"
+    assert _read({"rubrics": "yes"}) == 'no "rubrics" list of dict items'
+    assert _read('{"rubrics": [') == "no JSON object"
+    assert _read('{"rubrics": [}') .startswith("malformed JSON")
+    assert _read("Sorry, I hit my output limit") == "no JSON object"

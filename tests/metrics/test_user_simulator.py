@@ -10,7 +10,8 @@ import pytest
 
 from agenteval_ci.metrics import MetricInput
 from agenteval_ci.metrics.registry import REGISTRY
-from agenteval_ci.metrics.user_simulator import parse_verdict
+from agenteval_ci.judge import Unreadable
+from agenteval_ci.metrics.user_simulator import read_verdict
 from agenteval_ci.schema import Content, EvalCase, Invocation, Status
 from tests.fakes.gemini import Fault, FakeGemini, text_reply
 from tests.judge.helpers import judge_for
@@ -51,7 +52,8 @@ def verdicts(*labels: str):
     ],
 )
 def test_verdicts_read_as_adk_reads_them(text, vote):
-    assert parse_verdict(text) == (vote,)
+    verdict = read_verdict(text)
+    assert (None if isinstance(verdict, Unreadable) else verdict) == vote
 
 
 def test_all_valid_turns_score_one(tmp_path):
@@ -90,15 +92,17 @@ def test_a_failed_stop_check_fails_the_last_turn(tmp_path):
     assert run.score == 0.5
 
 
-def test_abstaining_samples_leave_a_turn_not_evaluated_and_it_counts_as_not_passed(tmp_path):
+def test_a_sample_without_a_verdict_is_no_vote_but_a_failed_sample(tmp_path):
+    """ADK lets such a sample abstain; here it is drawn again, and if it never has a verdict
+    the run is not evaluated (never a score from the other samples alone)."""
     def respond(request):
         candidate = request.prompt_text.rstrip().rsplit("\n", 1)[-1]
         return text_reply("I cannot decide" if candidate == "Two people, 8pm." else '{"is_valid": true}')
 
     with FakeGemini(responder=respond) as fake:
         run = evaluate(fake, tmp_path, threshold=0.5)
-    assert run.per_invocation[1].status == Status.NOT_EVALUATED
-    assert run.score == 0.5  # ADK: every turn is in the denominator
+    assert run.score is None and run.status == Status.NOT_EVALUATED
+    assert "unreadable judge reply" in run.reason and "I cannot decide" in run.reason
 
 
 def test_a_judge_outage_is_not_evaluated_never_a_low_score(tmp_path):
