@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from .agent_logs import AgentLogs
-from .agents import Agent, AgentExited, contained, load_agent
+from .agents import Agent, AgentExited, Conversation, contained, load_agent
 from .errors import InputError, Problem
 from .judge import make_judge, with_judge_stats
 from .metrics import adk_mean
@@ -95,7 +95,7 @@ async def run_conversation(
     started = time.monotonic()
     invocations: list[Invocation] = []
     error = None
-    conversation = None
+    conversation: Conversation | None = None
     source = user or ScriptedUser(case)
     try:
         conversation = await contained(agent.start(case, run_index))
@@ -120,6 +120,7 @@ async def run_conversation(
         error=error,
         duration=round(time.monotonic() - started, 3),
         tokens=_tokens(invocations),
+        unreported=(conversation.unreported() or None) if conversation is not None else None,
     )
 
 

@@ -32,7 +32,8 @@ def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: A
     """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
     if metric.spec.needs_expected and item.case.conversation is None:
         return not_evaluated(f"{metric.name} compares with an expected conversation; {NO_REFERENCE}")
-    return metric.spec.evaluate(MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge))
+    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge, tuple(run.unreported or ()))
+    return metric.spec.evaluate(inp)
 
 
 def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:

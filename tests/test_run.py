@@ -92,7 +92,7 @@ def test_vertex_return_shape(tmp_path):
 def test_a_reply_of_the_wrong_shape_fails_the_case_saying_why(tmp_path):
     results = run(make_project(tmp_path, ["c1"], function="bad"))
     assert results.cases[0].status == Status.FAILED
-    assert "response: Field required" in results.cases[0].reason
+    assert "at $.response: required key 'response' is missing; at $.answer: unknown key 'answer'" in results.cases[0].reason
 
 
 def test_shards_partition_the_cases(tmp_path):

@@ -40,6 +40,10 @@ async def contained(awaitable: Awaitable[T]) -> T:
 class Conversation(Protocol):
     async def send(self, user_content: Content) -> Invocation: ...
 
+    def unreported(self) -> list[str]:
+        """What the judges read that this agent could not report (RunRecord.unreported)."""
+        ...
+
     async def close(self) -> None: ...
 
 

@@ -159,6 +159,9 @@ class AdkConversation:
         app_details = self._recorder.take(events[0].invocation_id) if events and self._recorder else None
         return events_to_invocation(user_content, events, duration, app_details)
 
+    def unreported(self) -> list[str]:
+        return []  # an ADK agent's events hold everything the judges read
+
     async def close(self) -> None:
         close = getattr(self._runner, "close", None)  # google-adk 1.0-1.x: no Runner.close
         if close is not None:

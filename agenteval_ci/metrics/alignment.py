@@ -11,11 +11,12 @@ Both keep the alignment in each turn's `details`, so the report can draw it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Optional
 
 from ..schema import FunctionCall, Invocation, InvocationScore, MetricRun, ToolArgsCriterion
 from ..schema.arg_rules import ToolArgs
-from .arg_match import ArgCheck, ToolRuleSet, compare_args, similarity
+from .arg_match import ArgCheck, PairingBudget, ToolRuleSet, compare_args, similarity
 from .base import MetricInput, mean_run, paired, status_for
 
 
@@ -26,7 +27,7 @@ class AlignedStep:
     expected_index: Optional[int]
     actual_index: Optional[int]
     name: str
-    similarity: float = 0.0
+    similarity: Fraction = Fraction(0)  # exact, so equal totals tie exactly
     checks: tuple[ArgCheck, ...] = ()
 
     @property
@@ -36,7 +37,7 @@ class AlignedStep:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"tool": self.name, "expected_index": self.expected_index, "actual_index": self.actual_index}
         if self.paired:
-            out["similarity"] = self.similarity
+            out["similarity"] = float(self.similarity)
             out["arguments"] = [c.to_json() for c in self.checks]
         return out
 
@@ -56,9 +57,11 @@ class RuleBook:
 
 def align(expected: list[FunctionCall], actual: list[FunctionCall], rules: RuleBook) -> list[AlignedStep]:
     """The order-keeping pairing of calls of the same tool with the greatest total argument
-    similarity (a weighted longest common subsequence); among equals, the one with more pairs."""
+    similarity (a weighted longest common subsequence); among equals, the one with more pairs.
+    Totals are exact fractions, so 1/3 + 1/2 ties with 5/6 and the tie-break decides."""
+    budget = PairingBudget()  # one turn's list pairing, over all its call pairs
     checks = {
-        (i, j): compare_args(e.args, a.args, rules.for_tool(e.name or ""))
+        (i, j): compare_args(e.args, a.args, rules.for_tool(e.name or ""), budget)
         for i, e in enumerate(expected)
         for j, a in enumerate(actual)
         if e.name == a.name
@@ -66,7 +69,7 @@ def align(expected: list[FunctionCall], actual: list[FunctionCall], rules: RuleB
     sims = {pair: similarity(found) for pair, found in checks.items()}
     n, m = len(expected), len(actual)
     # best[i][j]: (total similarity, pairs) aligning expected[i:] with actual[j:]
-    best = [[(0.0, 0)] * (m + 1) for _ in range(n + 1)]
+    best: list[list[tuple[Fraction, int]]] = [[(Fraction(0), 0)] * (m + 1) for _ in range(n + 1)]
     for i in range(n - 1, -1, -1):
         for j in range(m - 1, -1, -1):
             options = [best[i + 1][j], best[i][j + 1]]
@@ -81,8 +84,8 @@ def _walk(
     expected: list[FunctionCall],
     actual: list[FunctionCall],
     checks: dict[tuple[int, int], list[ArgCheck]],
-    sims: dict[tuple[int, int], float],
-    best: list[list[tuple[float, int]]],
+    sims: dict[tuple[int, int], Fraction],
+    best: list[list[tuple[Fraction, int]]],
 ) -> list[AlignedStep]:
     """Read the chosen pairs and gaps off the table, first call first."""
     steps: list[AlignedStep] = []
@@ -108,10 +111,10 @@ def alignment_score(steps: list[AlignedStep], penalize_extra_calls: bool) -> flo
     expected ones when extra calls cost nothing. 1.0 when there is nothing to count."""
     expected_calls = sum(1 for s in steps if s.expected_index is not None)
     actual_calls = sum(1 for s in steps if s.actual_index is not None)
-    total = sum(s.similarity for s in steps if s.paired)
+    total = sum((s.similarity for s in steps if s.paired), Fraction(0))
     if penalize_extra_calls:
-        return 2 * total / (expected_calls + actual_calls) if expected_calls + actual_calls else 1.0
-    return total / expected_calls if expected_calls else 1.0
+        return float(2 * total / (expected_calls + actual_calls)) if expected_calls + actual_calls else 1.0
+    return float(total / expected_calls) if expected_calls else 1.0
 
 
 def _criterion(inp: MetricInput) -> ToolArgsCriterion:

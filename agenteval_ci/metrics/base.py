@@ -33,6 +33,7 @@ class MetricInput:
     expected: Optional[list[Invocation]]  # None for scenario cases
     case: EvalCase
     judge: Any = None  # a judge.Judge for LLM-judged metrics; None when none is configured
+    unreported: tuple[str, ...] = ()  # the run's RunRecord.unreported: what the agent could not report
 
 
 Evaluate = Callable[[MetricInput], Union[MetricRun, Awaitable[MetricRun]]]

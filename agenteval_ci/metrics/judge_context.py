@@ -4,7 +4,8 @@ metadata of its events.
 
 Each judged metric picks the parts its ADK evaluator reads (docs/metrics.md has the table).
 Without `app_details` a section says it was not recorded, and the metric's result lists what
-the judge went without (`MetricRun.judged_without`), so a blind verdict is never silent.
+the judge went without (`MetricRun.judged_without`), so a blind verdict is never silent: so
+are tool calls without a recorded response, and texts between calls the agent could not report.
 
 Declarations are rendered as compact JSON with null fields dropped: the same fields ADK
 sends, fewer tokens, and the same text (so the same judge cache key) whether the invocation
@@ -16,12 +17,15 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Optional
 
-from ..schema import AgentDetails, AppDetails, Invocation, InvocationEvent, InvocationEvents
+from ..schema import AgentDetails, AppDetails, Invocation, InvocationEvent, InvocationEvents, MetricRun
 
 NOT_RECORDED = "(not recorded: this turn carries no app_details)"
 NO_INSTRUCTIONS = "(none)"
 INSTRUCTIONS = "instructions"
 TOOL_DECLARATIONS = "tool_declarations"
+TOOL_RESPONSES = "tool_responses"
+INTERMEDIATE_TEXTS = "intermediate_texts"
+APP_DETAILS = (INSTRUCTIONS, TOOL_DECLARATIONS)
 
 
 def without_nulls(value: Any) -> Any:
@@ -140,10 +144,37 @@ def _instruction_blocks(pairs: Iterable[tuple[str, str]]) -> str:
 # ---- what the judge went without
 
 
-def missing_context(invocations: list[Invocation], needs: tuple[str, ...]) -> Optional[list[str]]:
-    """`needs` when any judged turn lacks app_details (None when every one has them)."""
-    return list(needs) if any(i.app_details is None for i in invocations) else None
+def _lacks_responses(invocation: Invocation) -> bool:
+    """A tool call without a recorded response (a Python agent that did not return it, say)."""
+    return len(invocation.tool_responses) < len(invocation.tool_calls)
 
 
-def missing_in_conversation(invocations: list[Invocation], needs: tuple[str, ...]) -> Optional[list[str]]:
-    return list(needs) if invocations and not any(i.app_details for i in invocations) else None
+def missing_context(invocations: list[Invocation], needs: tuple[str, ...], unreported: tuple[str, ...] = ()) -> Optional[list[str]]:
+    """The parts of `needs` some judged turn went without (None when none): app_details,
+    tool responses, or the texts between calls the agent could not report (`unreported`)."""
+    lacking = {
+        INSTRUCTIONS: any(i.app_details is None for i in invocations),
+        TOOL_DECLARATIONS: any(i.app_details is None for i in invocations),
+        TOOL_RESPONSES: any(_lacks_responses(i) for i in invocations),
+        INTERMEDIATE_TEXTS: INTERMEDIATE_TEXTS in unreported,
+    }
+    return [need for need in needs if lacking[need]] or None
+
+
+def response_texts_missing(invocations: list[Invocation], include_intermediate: bool, unreported: tuple[str, ...]) -> Optional[list[str]]:
+    """For a judge of the response alone: the texts on the way are part of it when the criterion includes them."""
+    return missing_context(invocations, (INTERMEDIATE_TEXTS,), unreported) if include_intermediate else None
+
+
+def flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:
+    """Mark a scored run whose judge went without part of the agent's context (no score: no verdict to mark)."""
+    return run.model_copy(update={"judged_without": missing}) if missing and run.score is not None else run
+
+
+def missing_in_conversation(invocations: list[Invocation], needs: tuple[str, ...], unreported: tuple[str, ...] = ()) -> Optional[list[str]]:
+    """As `missing_context`, for a judge of the whole conversation: it reads every turn's
+    app_details together, so they are missing only when no turn has them."""
+    missing = missing_context(invocations, needs, unreported) or []
+    if any(i.app_details for i in invocations):
+        missing = [need for need in missing if need not in APP_DETAILS]
+    return missing or None

@@ -10,7 +10,7 @@ import asyncio
 from ..schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
 from .base import MetricInput, mean_run, not_evaluated, status_for
 from .llm_judge import ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
-from .judge_context import conversation_declarations
+from .judge_context import conversation_declarations, flag_blind, response_texts_missing
 from .llm_rubrics import judge_conversation
 
 
@@ -36,7 +36,8 @@ async def evaluate_safety(inp: MetricInput) -> MetricRun:
     if not inp.actual:
         return not_evaluated("the agent produced no invocation")
     turns = await asyncio.gather(*(_judge_safety(inp, invocation) for invocation in inp.actual))
-    return mean_run(list(turns), inp.criterion.threshold)
+    missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
+    return flag_blind(mean_run(list(turns), inp.criterion.threshold), missing)
 
 
 def _checks(*items: tuple[str, str]) -> list[Rubric]:

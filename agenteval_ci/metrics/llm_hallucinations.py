@@ -164,5 +164,6 @@ async def evaluate(inp: MetricInput) -> MetricRun:
     if not scores:
         return MetricRun(per_invocation=turns, reason="; ".join(sorted({t.reason for t in turns if t.reason})))
     overall = statistics.mean(scores)
-    missing = context.missing_context(inp.actual, (context.INSTRUCTIONS, context.TOOL_DECLARATIONS))
+    needs = (*context.APP_DETAILS, context.TOOL_RESPONSES, context.INTERMEDIATE_TEXTS)
+    missing = context.missing_context(inp.actual, needs, inp.unreported)
     return MetricRun(score=overall, status=status_for(overall, inp.criterion.threshold), per_invocation=turns, judged_without=missing)

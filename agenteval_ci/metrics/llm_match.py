@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from ..schema import Invocation, InvocationScore, LlmAsAJudgeCriterion, MetricRun, text_of
 from .base import MetricInput, mean_run, paired, status_for
+from .judge_context import flag_blind, response_texts_missing
 from .llm_judge import INVALID_LABELS, VALID_LABELS, ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
 
 NAME = "final_response_match_v2"
@@ -43,4 +44,5 @@ async def evaluate(inp: MetricInput) -> MetricRun:
     if isinstance(pairs, MetricRun):
         return pairs
     turns = await asyncio.gather(*(_judge_turn(inp, actual, expected) for actual, expected in pairs))
-    return mean_run(list(turns), inp.criterion.threshold)
+    missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
+    return flag_blind(mean_run(list(turns), inp.criterion.threshold), missing)

@@ -17,7 +17,7 @@ import re
 import statistics
 import unicodedata
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from ..schema import (
     Invocation,
@@ -32,7 +32,7 @@ from ..schema import (
 from ..judge.outcomes import Reader, Unreadable
 from .base import MetricInput, not_evaluated, status_for
 from . import judge_context as context
-from .judge_context import INSTRUCTIONS, TOOL_DECLARATIONS
+from .judge_context import APP_DETAILS, INTERMEDIATE_TEXTS, TOOL_RESPONSES
 from .llm_judge import (
     ask_samples,
     dialogue,
@@ -202,12 +202,13 @@ def _tool_use_prompt(inp: MetricInput, invocation: Invocation, rubrics: list[Rub
     )
 
 
-def _flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:
-    """Mark a scored run whose judge went without the agent's context (no score: no verdict to mark)."""
-    return run.model_copy(update={"judged_without": missing}) if missing and run.score is not None else run
+def _final_response_needs(criterion: RubricsBasedCriterion) -> tuple[str, ...]:
+    """The agent's context, the tool steps, and its texts on the way when the answer includes them."""
+    texts = (INTERMEDIATE_TEXTS,) if criterion.include_intermediate_responses_in_final else ()
+    return (*APP_DETAILS, TOOL_RESPONSES, *texts)
 
 
-def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: tuple[str, ...]):
+def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: Callable[[RubricsBasedCriterion], tuple[str, ...]]):
     async def evaluate(inp: MetricInput) -> MetricRun:
         criterion = inp.criterion
         assert isinstance(criterion, RubricsBasedCriterion)
@@ -223,16 +224,16 @@ def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: tupl
             *(judge_rubrics(inp, name, build_prompt(inp, inv, s.rubrics), s.rubrics) for inv, s in zip(inp.actual, sets))
         )
         run = summarize(list(turns), criterion.threshold, [w for s in sets for w in s.warnings])
-        return _flag_blind(run, context.missing_context(inp.actual, needs))
+        return context.flag_blind(run, context.missing_context(inp.actual, needs(criterion), inp.unreported))
 
     return evaluate
 
 
 evaluate_final_response_quality = per_invocation_metric(
-    "rubric_based_final_response_quality_v1", "FINAL_RESPONSE_QUALITY", _final_response_prompt, (INSTRUCTIONS, TOOL_DECLARATIONS)
+    "rubric_based_final_response_quality_v1", "FINAL_RESPONSE_QUALITY", _final_response_prompt, _final_response_needs
 )
 evaluate_tool_use_quality = per_invocation_metric(
-    "rubric_based_tool_use_quality_v1", "TOOL_USE_QUALITY", _tool_use_prompt, (INSTRUCTIONS, TOOL_DECLARATIONS)
+    "rubric_based_tool_use_quality_v1", "TOOL_USE_QUALITY", _tool_use_prompt, lambda _: (*APP_DETAILS, TOOL_RESPONSES)
 )
 
 
@@ -257,8 +258,9 @@ async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric
     ]
     final = await judge_rubrics(inp, metric, prompt, rubrics)
     run = summarize([final], inp.criterion.threshold, warnings)
-    missing = context.missing_in_conversation(inp.actual, (INSTRUCTIONS, TOOL_DECLARATIONS))
-    return _flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing)
+    # The dialogue shows every turn's tool steps and the agent's texts on the way.
+    missing = context.missing_in_conversation(inp.actual, (*APP_DETAILS, TOOL_RESPONSES, INTERMEDIATE_TEXTS), inp.unreported)
+    return context.flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing)
 
 
 async def evaluate_multi_turn_trajectory_rubrics(inp: MetricInput) -> MetricRun:

@@ -7,6 +7,7 @@ from xml.etree import ElementTree as ET
 
 from ..gate import Comparison, case_key
 from ..schema import CaseResult, Results, Status
+from .view import judged_without_text
 
 
 def _failure_text(case: CaseResult, regressed: list[str]) -> str:
@@ -26,8 +27,7 @@ def _testcase(case: CaseResult, regressed: list[str]) -> ET.Element:
         failure.text = _failure_text(case, regressed)
     elif case.status == Status.NOT_EVALUATED:
         ET.SubElement(element, "skipped", message=case.reason or "not evaluated")
-    blind = [f"{name} was judged without {' and '.join(m.judged_without)} (no app_details recorded)"
-             for name, m in case.metrics.items() if m.judged_without]
+    blind = [f"{name} was judged without {judged_without_text(m.judged_without)}" for name, m in case.metrics.items() if m.judged_without]
     if blind:  # the score stands, but a reader of the test report should know the judge went blind
         ET.SubElement(element, "system-out").text = "\n".join(blind)
     return element

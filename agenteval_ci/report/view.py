@@ -7,6 +7,7 @@ summary and the HTML report agree to the digit.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 import pydantic
 
@@ -224,12 +225,27 @@ def _facts(results: Results) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
-_CONTEXT_NAMES = {"instructions": "the agent's instructions", "tool_declarations": "its tool declarations"}
+_NO_APP_DETAILS = "their turns carry no app_details (an ADK agent records them; a Python agent can return them, see docs/metrics.md)"
+# What a judge may go without (MetricResult.judged_without): its name in words, and why.
+_WENT_WITHOUT = {
+    "instructions": ("the agent's instructions", _NO_APP_DETAILS),
+    "tool_declarations": ("its tool declarations", _NO_APP_DETAILS),
+    "tool_responses": ("the tools' responses", "their tool calls have no recorded response (a Python agent can return each call's `response`, see docs/config.md)"),
+    "intermediate_texts": ("the agent's texts between tool calls", "their Python agent returned tool calls without `steps` (see docs/config.md)"),
+}
+
+
+def judged_without_text(missing: Iterable[str]) -> str:
+    """`the agent's instructions and ... : why`, for what a judge went without."""
+    items = list(dict.fromkeys(missing))
+    names = " and ".join(_WENT_WITHOUT.get(item, (item, ""))[0] for item in items)
+    causes = "; ".join(dict.fromkeys(_WENT_WITHOUT[item][1] for item in items if item in _WENT_WITHOUT))
+    return f"{names}: {causes}" if causes else names
 
 
 def judged_blind_warnings(results: Results) -> list[str]:
-    """One line per judged metric whose judge went without the agent's context in some case
-    (no app_details recorded), so a blind verdict is never silent."""
+    """One line per judged metric whose judge went without part of the agent's context in some
+    case (app_details, tool responses, texts between calls), so a blind verdict is never silent."""
     cases: dict[str, int] = {}
     missing: dict[str, dict[str, None]] = {}
     judged: dict[str, int] = {}
@@ -239,11 +255,11 @@ def judged_blind_warnings(results: Results) -> list[str]:
             if metric.judged_without:
                 cases[name] = cases.get(name, 0) + 1
                 missing.setdefault(name, {}).update(dict.fromkeys(metric.judged_without))
-    return [
-        f"`{name}` was judged without {' and '.join(_CONTEXT_NAMES.get(m, m) for m in missing[name])} in {count} of {judged[name]} case(s): "
-        "their turns carry no app_details (an ADK agent records them; a Python agent can return them, see docs/metrics.md)"
-        for name, count in sorted(cases.items())
-    ]
+    lines = []
+    for name, count in sorted(cases.items()):
+        names, _, causes = judged_without_text(missing[name]).partition(": ")
+        lines.append(f"`{name}` was judged without {names} in {count} of {judged[name]} case(s): {causes}")
+    return lines
 
 
 def _runs_fact(results: Results, runs: int) -> str:

@@ -14,11 +14,15 @@ then by argument path: `$` is the whole args object, `city`, `filters.max_price`
 from __future__ import annotations
 
 import re
-from typing import Any, Literal, Optional, Union
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Literal, Optional, Union
 
 from pydantic import Field, model_validator
 
 from ._base import StrictModel
+
+if TYPE_CHECKING:
+    import regex
 
 RULE_NAMES = ("exact", "ignore", "present", "subset", "superset", "regex", "number", "text")
 ANY_TOOL = "*"
@@ -64,9 +68,9 @@ class ArgRule(StrictModel):
     """One rule with its options; only the options of its own kind may be set."""
 
     rule: Literal["exact", "ignore", "present", "subset", "superset", "regex", "number", "text"]
-    pattern: Optional[str] = None  # regex: the actual string must match it whole (re.fullmatch)
-    abs: float = Field(default=0.0, ge=0)  # number: |actual - expected| <= abs ...
-    rel: float = Field(default=0.0, ge=0)  # ... or <= rel * |expected|
+    pattern: Optional[str] = None  # regex: the actual string must match it whole (re syntax, fullmatch)
+    abs: float = Field(default=0.0, ge=0, allow_inf_nan=False)  # number: |actual - expected| <= abs ...
+    rel: float = Field(default=0.0, ge=0, allow_inf_nan=False)  # ... or <= rel * |expected|
     lenient: bool = False  # number: "19" counts as 19 (only when asked)
     ignore_case: bool = True  # text: compare case-folded
     ignore_whitespace: bool = True  # text: runs of whitespace are one space, ends trimmed
@@ -100,10 +104,7 @@ class ArgRule(StrictModel):
         if self.rule == "regex":
             if not isinstance(self.pattern, str):
                 raise ValueError("regex needs a pattern string, e.g. {regex: '^NYC|JFK$'}")
-            try:
-                re.compile(self.pattern)
-            except re.error as exc:
-                raise ValueError(f"regex {self.pattern!r} does not compile: {exc}") from None
+            check_pattern(self.pattern)
         foreign = {
             option for option in self.model_fields_set - {"rule"}
             if option not in _OPTIONS_OF.get(self.rule, ())
@@ -128,6 +129,81 @@ class ArgRule(StrictModel):
 
 _OPTIONS_OF = {"regex": ("pattern",), "number": ("abs", "rel", "lenient"), "text": ("ignore_case", "ignore_whitespace")}
 _EXAMPLES = {"number": "{abs: 0.5, rel: 0.01, lenient: true}", "text": "{ignore_case: true, ignore_whitespace: true}"}
+
+
+MAX_PATTERN_LENGTH = 1000  # characters
+MAX_PATTERN_SIZE = 10_000  # elements once counted repeats are written out: `(ab){5000}` is 10,000
+MAX_PATTERN_NESTING = 100  # groups and repeats inside each other
+
+
+def check_pattern(pattern: str) -> None:
+    """A ValueError unless `pattern` is a regex we can match safely: Python `re` syntax, and
+    small enough for the matcher (the `regex` module, which writes counted repeats out) to
+    compile in milliseconds. Matching itself is bounded in time (metrics/arg_match.py)."""
+    shown = pattern if len(pattern) <= 80 else pattern[:77] + "..."
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise ValueError(f"regex {shown!r} is {len(pattern):,} characters long; the limit is {MAX_PATTERN_LENGTH:,}")
+    try:
+        from re import _parser  # the parser `re` itself uses: the pattern's structure exactly as re reads it
+
+        re.compile(pattern)
+        size = _pattern_size(_parser.parse(pattern), 0)
+    except _TooDeep as exc:
+        raise ValueError(f"regex {shown!r} is too deeply nested: {exc}") from None
+    except (re.error, OverflowError, RecursionError, MemoryError, ValueError) as exc:  # e.g. a count past any limit
+        raise ValueError(f"regex {shown!r} does not compile: {exc or type(exc).__name__}") from None
+    if size > MAX_PATTERN_SIZE:
+        raise ValueError(
+            f"regex {shown!r} is too large: its counted repeats write out to {size:,} elements; "
+            f"the limit is {MAX_PATTERN_SIZE:,} (e.g. (ab){{5000}} is 10,000)"
+        )
+    try:
+        compiled_pattern(pattern)
+    except Exception as exc:  # the matcher's engine refuses a pattern `re` takes (none known)
+        raise ValueError(f"regex {shown!r} is not supported by the matcher: {exc}") from None
+
+
+@lru_cache(maxsize=512)
+def compiled_pattern(pattern: str) -> "regex.Pattern[str]":
+    """The pattern as the matcher runs it: the `regex` module (re's syntax and semantics,
+    plus a time limit per match), in its re-compatible mode."""
+    import regex
+
+    return regex.compile(pattern, flags=regex.VERSION0)
+
+
+class _TooDeep(ValueError):
+    pass
+
+
+def _pattern_size(items: Any, depth: int) -> int:
+    """Elements (a character, a class, an anchor, ...) with each counted repeat written out
+    (`x{m,n}`: n copies of x; `x{m,}`, `x*`, `x+`: max(m, 1) copies). Stops counting past the limit."""
+    if depth > MAX_PATTERN_NESTING:
+        raise _TooDeep(f"groups and repeats nest more than {MAX_PATTERN_NESTING} levels deep")
+    from re._constants import MAXREPEAT
+
+    total = 0
+    for op, av in items:
+        name = str(op)
+        if name in ("MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"):
+            low, high, body = av
+            total += max(low if high == MAXREPEAT else high, 1) * _pattern_size(body, depth + 1)
+        elif name == "SUBPATTERN":
+            total += _pattern_size(av[3], depth + 1)
+        elif name == "BRANCH":
+            total += sum(_pattern_size(branch, depth + 1) for branch in av[1])
+        elif name in ("ASSERT", "ASSERT_NOT"):
+            total += _pattern_size(av[1], depth + 1)
+        elif name == "ATOMIC_GROUP":
+            total += _pattern_size(av, depth + 1)
+        elif name == "GROUPREF_EXISTS":
+            total += sum(_pattern_size(branch, depth + 1) for branch in av[1:] if branch is not None)
+        else:
+            total += 1
+        if total > MAX_PATTERN_SIZE:
+            return total
+    return total
 
 
 def _known_rule(name: str) -> str:

@@ -75,8 +75,9 @@ class MetricRun(StrictModel):
     per_invocation: list[InvocationScore] = Field(default_factory=list)
     rubric_scores: Optional[list[RubricVerdict]] = None  # per rubric over the run's invocations
     details: Optional[dict[str, Any]] = None  # metric-specific overall figures (e.g. token breakdown)
-    # What the judge's prompt went without: the turns carry no app_details ("instructions",
-    # "tool_declarations"). None when nothing was missing or the metric needs none.
+    # What the judge's prompt went without: "instructions" and "tool_declarations" (a turn has no
+    # app_details), "tool_responses" (a tool call has no recorded response), "intermediate_texts"
+    # (the agent could not report its texts between calls). None when nothing was missing.
     judged_without: Optional[list[str]] = None
 
 
@@ -105,6 +106,9 @@ class RunRecord(StrictModel):
     error: Optional[str] = None  # the agent raised or timed out; the case fails
     duration: Optional[float] = None  # wall-clock seconds of the whole conversation
     tokens: Optional[TokenCounts] = None
+    # What the judges read that the agent could not report: "intermediate_texts" for a Python
+    # agent whose replies had tool calls but no `steps`. None when nothing is missing.
+    unreported: Optional[list[str]] = None
 
 
 class CaseResult(StrictModel):

@@ -21,7 +21,8 @@ AGENT = f'''
 APP = {APP!r}
 
 def with_details(text, session):
-    return {{"response": "The kitchen light is on.", "tool_calls": [{{"name": "set_light", "args": {{"room": "kitchen"}}}}], "app_details": APP}}
+    call = {{"name": "set_light", "args": {{"room": "kitchen"}}, "response": {{"kitchen": "on"}}}}
+    return {{"response": "The kitchen light is on.", "tool_calls": [call], "app_details": APP}}
 
 def without_details(text, session):
     return {{"response": "The kitchen light is on.", "tool_calls": [{{"name": "set_light", "args": {{"room": "kitchen"}}}}]}}
@@ -62,6 +63,7 @@ def test_a_python_agent_returns_app_details_and_the_judge_sees_them(tmp_path, mo
     assert code == 0
     assert "[home]\nOnly touch the lights." in prompt
     assert json.dumps({"home": APP["agent_details"]["home"]["tool_declarations"]}, separators=(",", ":")) in prompt
+    assert '{"result_of": "set_light", "result": {"kitchen": "on"}}' in prompt  # the tool's response
     case = results["cases"][0]
     assert case["runs"][0]["invocations"][0]["app_details"] == APP
     assert "judged_without" not in case["metrics"]["rubric_based_tool_use_quality_v1"]
@@ -77,9 +79,10 @@ def test_without_app_details_the_prompt_says_so_and_the_results_and_report_warn(
     assert prompt.count(NOT_RECORDED) == 2  # the instructions and the tools
     metric = results["cases"][0]["metrics"]["rubric_based_tool_use_quality_v1"]
     assert metric["score"] == 1.0
-    assert metric["judged_without"] == metric["runs"][0]["judged_without"] == ["instructions", "tool_declarations"]
+    assert metric["judged_without"] == metric["runs"][0]["judged_without"] == ["instructions", "tool_declarations", "tool_responses"]
     [warning] = results["warnings"]
-    assert "`rubric_based_tool_use_quality_v1` was judged without the agent's instructions and its tool declarations in 1 of 1 case(s)" in warning
+    assert ("`rubric_based_tool_use_quality_v1` was judged without the agent's instructions and its tool declarations "
+            "and the tools' responses in 1 of 1 case(s)") in warning
     assert warning in capsys.readouterr().err
 
     assert main(["report", str(tmp_path / "without_details.json"), "--format", "md"]) == 0
@@ -92,7 +95,7 @@ def test_invalid_app_details_from_a_python_agent_fail_the_run_with_the_path(tmp_
     with FakeGemini(responder=rubric_judge) as fake:
         code, results = _run(tmp_path, "broken_details", fake, monkeypatch)
     assert code == 1
-    assert "app_details.agent_details.home.name: Field required" in results["cases"][0]["runs"][0]["error"]
+    assert "at $.app_details.agent_details.home.name: required key 'name' is missing" in results["cases"][0]["runs"][0]["error"]
 
 
 def test_recorded_actuals_keep_app_details(tmp_path):

@@ -40,5 +40,6 @@ def test_a_metric_judged_without_the_agents_context_says_so(tmp_path):
     blind = case.model_copy(update={"metrics": {**case.metrics, metric: case.metrics[metric].model_copy(update={"judged_without": ["instructions", "tool_declarations"]})}})
     root = ET.fromstring(render_junit(new.model_copy(update={"cases": [blind, *new.cases[1:]]})))
     outs = [c.find("system-out") for c in root.iter("testcase")]
-    assert outs[0].text == f"{metric} was judged without instructions and tool_declarations (no app_details recorded)"
+    assert outs[0].text == (f"{metric} was judged without the agent's instructions and its tool declarations: their turns carry "
+                            "no app_details (an ADK agent records them; a Python agent can return them, see docs/metrics.md)")
     assert all(o is None for o in outs[1:])
