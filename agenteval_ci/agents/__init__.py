@@ -7,6 +7,7 @@ Every adapter turns one eval case run into a conversation: `start` opens one ses
 from __future__ import annotations
 
 import re
+import sysconfig
 import traceback
 from pathlib import Path
 from typing import Awaitable, Protocol, TypeVar
@@ -66,12 +67,16 @@ def load_agent(spec: str, base_dir: Path, workers: int = 8, where: str = "") -> 
 
 
 _OURS = str(Path(__file__).resolve().parent.parent)
+# Installed libraries and the standard library: a frame there is not the user's line.
+_LIBRARIES = tuple({sysconfig.get_path(kind) for kind in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
 def _user_frames(exc: BaseException) -> str:
-    """The traceback lines in the user's own code (not ours, not importlib's), as adk eval shows them."""
+    """The traceback lines in the user's own code, as adk eval shows them: not ours, not
+    importlib's, and not a library's unless the agent itself is an installed package."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith((_OURS, "<frozen"))]
-    return "".join(traceback.format_list(frames[-8:])).rstrip()
+    own = [f for f in frames if not f.filename.startswith(_LIBRARIES)]
+    return "".join(traceback.format_list((own or frames)[-8:])).rstrip()
 
 
 def describe_import_error(spec: str, exc: BaseException) -> UsageError:
