@@ -11,7 +11,8 @@ from typing import NoReturn
 
 from . import __version__
 from .commands import COMMANDS, load
-from .errors import EXIT_BUG, AgentevalError, UsageError
+from .errors import EXIT_BUG, EXIT_USAGE, AgentevalError, UsageError
+from .readers import PATH_ERRNOS, path_problem
 
 
 def _command_in(argv: list[str]) -> str | None:
@@ -54,14 +55,22 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:
+        if exc.filename is None or exc.errno not in PATH_ERRNOS:
+            print_bug_report()
+            return EXIT_BUG
+        # A path the user gave or their project holds (too long, a loop, no permission, a file where
+        # a folder goes): bad input wherever it surfaced.
+        print(f"agenteval: error: {os.fsdecode(exc.filename)!s}: {path_problem(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:  # a bug: show everything, ask for a report
-        traceback.print_exc()
-        print(
-            "agenteval: unexpected error; please report it with the traceback above "
-            "at the project's issue tracker",
-            file=sys.stderr,
-        )
+        print_bug_report()
         return EXIT_BUG
+
+
+def print_bug_report() -> None:
+    traceback.print_exc()
+    print("agenteval: unexpected error; please report it with the traceback above at the project's issue tracker", file=sys.stderr)
 
 
 # Every command but `run` runs no user code, so nothing needs atexit or finalizers.

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..discovery import default_results, find_project_file, project_root
 from ..errors import Problem, UsageError
+from ..readers import regular_or_kind
 from ..report.console import Style
 from ..report.table import render_table
 from ..report.view import judged_blind_warnings
@@ -118,5 +119,5 @@ def files_in(paths: list[str], patterns: Iterable[str]) -> list[Path]:
         elif path.is_file():
             files.append(path)
         else:
-            raise UsageError(f"{raw}: no such file or folder")
+            raise UsageError(f"{raw}: {regular_or_kind(path) or 'no such file or folder'}")
     return files
