@@ -80,6 +80,10 @@ _NO_USER_CODE = frozenset(COMMANDS) - {"run"}
 def console() -> NoReturn:
     """The `agenteval` script and `python -m agenteval_ci`: `main`, then the exit."""
     argv = sys.argv[1:]
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 must not end a message in a crash
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure:
+            reconfigure(errors="backslashreplace")
     code = main(argv)
     if _command_in(argv) in _NO_USER_CODE:
         # Freeing a big run's records one by one at interpreter exit takes about as long

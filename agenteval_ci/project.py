@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pydantic
 from .errors import InputError, Problem, UsageError
-from .readers import parse_yaml, read_text, regular_or_kind
+from .readers import parse_yaml, printable, read_text, regular_or_kind
 from .discovery import discover_eval_config
 from .loader import (
     ConfiguredMetric,
@@ -81,14 +81,18 @@ def read_project_config(path: str | Path) -> ProjectConfig:
     name = Path(path).as_posix()
     if not Path(path).exists() and not Path(path).is_symlink():
         raise InputError(Problem(name, "$", "file not found (create one with `agenteval init`, see docs/config.md)"))
-    data = parse_yaml(name, read_text(path))
+    return validated_config(name, parse_yaml(name, read_text(path)), Path(path).parent)
+
+
+def validated_config(name: str, data: object, base_dir: Path) -> ProjectConfig:
+    """Parsed agenteval.yaml as a config whose baseline path can be used."""
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "expected a mapping with `suites:` (see docs/config.md)"))
     try:
         config = ProjectConfig.model_validate(data)
     except pydantic.ValidationError as exc:
         raise InputError(problems_from(exc, name, ProjectConfig)) from None
-    _check_baseline_path(name, Path(path).parent / config.baseline)
+    _check_baseline_path(name, base_dir / config.baseline)
     return config
 
 
@@ -100,13 +104,15 @@ def _check_baseline_path(file: str, baseline: Path) -> None:
 
 
 def load_project(path: str | Path, only_suites: list[str] | None = None) -> Project:
-    name = Path(path).as_posix()
-    config = read_project_config(path)
+    return resolve_project(Path(path).as_posix(), read_project_config(path), Path(path).parent, only_suites)
+
+
+def resolve_project(name: str, config: ProjectConfig, base_dir: Path, only_suites: list[str] | None = None) -> Project:
+    """Each suite's eval sets and configs, read and checked: what `run` would reject, raised here."""
     known = [s.name for s in config.suites]
     unknown = [s for s in only_suites or [] if s not in known]
     if unknown:
         raise InputError(Problem(name, "$.suites", f"no suite named {', '.join(unknown)}; suites are: {', '.join(known)}"))
-    base_dir = Path(path).parent
     suites = []
     for i, suite in enumerate(config.suites):
         if only_suites and suite.name not in only_suites:
@@ -195,7 +201,7 @@ def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str
             if not hidden_ok and any(p.startswith(".") and p not in (".", "..") for p in match.parts[fixed:]):
                 continue
             if match.is_file():
-                found.setdefault(match.resolve(), str(match))
+                found.setdefault(match.resolve(), _utf8_name(file, at, str(match)))
             if len(found) > MAX_GLOB_MATCHES:
                 raise InputError(Problem(file, at, f"{pattern!r} matches more than {MAX_GLOB_MATCHES:,} files"))
         below = len(full.parts) - fixed - 1  # folder levels the glob lists under its fixed part
@@ -205,6 +211,15 @@ def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str
     if unreadable:  # pathlib's glob passes it by in silence: its eval sets would drop out of the gate
         raise InputError(Problem(file, at, f"cannot list the folder {unreadable.as_posix()} (permission denied), which {pattern!r} searches"))
     return sorted(found.values())
+
+
+def _utf8_name(file: str, at: str, path: str) -> str:
+    """A path we can show and record: bytes that are not UTF-8 arrive as lone surrogates."""
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(Problem(file, at, f"{printable(path)}: the file name is not valid UTF-8; rename it")) from None
+    return path
 
 
 def _unreadable_folder(top: Path, depth: int | None, hidden_ok: bool) -> Path | None:

@@ -96,6 +96,12 @@ def _not_a_file(mode: int) -> str:
     return f"is {next((name for test, name in kinds if test(mode)), 'something else')}, not a file"
 
 
+def printable(path: str | Path) -> str:
+    """A path as text that can be printed: bytes of a name that are not UTF-8 (which Python holds
+    as lone surrogates) shown as \\xff escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
 def decode_text(name: str, data: bytes) -> str:
     try:
         return data.decode("utf-8")

@@ -6,6 +6,7 @@ import hashlib
 import importlib
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -26,8 +27,10 @@ def import_file(path: Path) -> ModuleType:
     """A .py file, or a package folder's __init__.py, under a name unique to its path
     (two suites' `agent.py` must not replace each other in sys.modules)."""
     resolved = path.resolve()
-    name = f"agenteval_user_{resolved.stem if resolved.name != '__init__.py' else resolved.parent.name}_"
-    name += hashlib.sha256(str(resolved).encode()).hexdigest()[:8]
+    stem = resolved.stem if resolved.name != "__init__.py" else resolved.parent.name
+    # Only identifier characters: a dot would make `a.b/` a submodule `b` of a package `a`.
+    name = f"agenteval_user_{re.sub(r'[^A-Za-z0-9_]', '_', stem)}_"
+    name += hashlib.sha256(os.fsencode(resolved)).hexdigest()[:8]
     if name in sys.modules:
         return sys.modules[name]
     return _execute(name, resolved)
