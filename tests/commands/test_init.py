@@ -119,7 +119,9 @@ def test_force_rewrites_what_init_wrote(tmp_path, capsys):
     shutil.copytree(SAMPLE, tmp_path / "p")
     assert main(["init", str(tmp_path / "p"), "--no-run"]) == 0
     (tmp_path / "p" / "agenteval.yaml").write_text("suites: []\n")
-    assert main(["init", str(tmp_path / "p"), "--no-run"]) == 0
+    capsys.readouterr()
+    assert main(["init", str(tmp_path / "p"), "--no-run"]) == 2  # kept, but a gate on it could not run
+    assert "agenteval.yaml exists and does not load; fix it, or replace it with `agenteval init --force`" in capsys.readouterr().err
     assert (tmp_path / "p" / "agenteval.yaml").read_text() == "suites: []\n"
     assert main(["init", str(tmp_path / "p"), "--no-run", "--force"]) == 0
     assert "garden_shop" in (tmp_path / "p" / "agenteval.yaml").read_text()
