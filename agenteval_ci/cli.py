@@ -12,7 +12,7 @@ from typing import NoReturn
 from . import __version__
 from .commands import COMMANDS, load
 from .errors import EXIT_BUG, EXIT_USAGE, AgentevalError, UsageError
-from .readers import PATH_ERRNOS, path_problem
+from .readers import PATH_ERRNOS, is_utf8, path_problem
 
 
 def _command_in(argv: list[str]) -> str | None:
@@ -35,11 +35,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 def dispatch(argv: list[str]) -> int:
     """Parse and run one command; errors propagate (the action maps them its own way)."""
     for arg in argv:  # bytes that are not UTF-8 arrive as lone surrogates; nothing could write them
-        if not arg.isascii():
-            try:
-                arg.encode("utf-8")
-            except UnicodeEncodeError:
-                raise UsageError(f"argument {ascii(arg)[:80]} is not valid UTF-8") from None
+        if not arg.isascii() and not is_utf8(arg):
+            raise UsageError(f"argument {ascii(arg)[:80]} is not valid UTF-8")
     args = build_parser(argv).parse_args(argv)
     return load(args.command).run(args)
 

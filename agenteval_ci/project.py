@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pydantic
 from .errors import InputError, Problem, UsageError
-from .readers import parse_yaml, printable, read_text, regular_or_kind
+from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 from .discovery import discover_eval_config
 from .loader import (
     ConfiguredMetric,
@@ -215,10 +215,8 @@ def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str
 
 def _utf8_name(file: str, at: str, path: str) -> str:
     """A path we can show and record: bytes that are not UTF-8 arrive as lone surrogates."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InputError(Problem(file, at, f"{printable(path)}: the file name is not valid UTF-8; rename it")) from None
+    if not is_utf8(path):
+        raise InputError(Problem(file, at, f"{printable(path)}: the file name is not valid UTF-8; rename it"))
     return path
 
 

@@ -184,11 +184,17 @@ def _problem_at(data: Any, prefix: str, surrogates: bool) -> tuple[str, str] | N
 
 
 def _lone_surrogate(text: str) -> bool:
+    return not is_utf8(text)
+
+
+def is_utf8(text: str) -> bool:
+    """Whether the text can be written as UTF-8: no lone surrogate (a JSON escape, or the bytes
+    of a file name that are not UTF-8, which Python holds as surrogates)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return True
-    return False
+        return False
+    return True
 
 
 def _shown(text: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import stat
 import threading
 from pathlib import Path
 
@@ -172,3 +173,24 @@ def test_unreadable_files_and_folders_are_exit_2_for_a_user_permissions_apply_to
     finally:
         os.system(f"chmod -R u+rwX {work}")
         shutil.rmtree(work)
+
+
+def test_an_output_path_that_is_a_device_or_fifo_is_refused_and_left_as_it_is(project, capsys):
+    """Renaming a temp file over it would replace the node itself (as root: `--md /dev/stdout`)."""
+    home = "evals/basic/home.evalset.json"
+    assert main(["score", home, "--actual", home, "--json", "results.json"]) == 0
+    os.mkfifo(project / "pipe")
+    nodes = {"pipe": "is a FIFO (named pipe), not a file"}
+    try:
+        os.mknod(project / "null", stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        nodes["null"] = "is a character device, not a file"
+    except PermissionError:
+        pass  # not root: no device of our own; the FIFO stands for both
+    for node, message in nodes.items():
+        for argv in (["compare", "results.json", "--md", node], ["score", home, "--actual", home, "--json", node],
+                     ["report", "results.json", "--format", "html", "-o", node]):
+            assert _within(30, argv) == 2, argv
+            err = capsys.readouterr().err
+            assert f"{node}: cannot write here: {message}" in err, (argv, err)
+    assert stat.S_ISFIFO(os.lstat(project / "pipe").st_mode)
+    assert "null" not in nodes or stat.S_ISCHR(os.lstat(project / "null").st_mode)

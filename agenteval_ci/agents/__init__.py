@@ -105,15 +105,22 @@ def _is_package_folder(path: Path) -> bool:
 
 _OURS = str(Path(__file__).resolve().parent.parent)
 # Installed libraries and the standard library: a frame there is not the user's line.
-_LIBRARIES = tuple({sysconfig.get_path(kind) for kind in ("stdlib", "platstdlib", "purelib", "platlib")})
+_INSTALLED = tuple({sysconfig.get_path(kind) for kind in ("purelib", "platlib")})
+_STDLIB = tuple({sysconfig.get_path(kind) for kind in ("stdlib", "platstdlib")} - set(_INSTALLED))
 
 
 def _user_frames(exc: BaseException) -> str:
-    """The traceback lines in the user's own code, as adk eval shows them: not ours, not
-    importlib's, and not a library's unless the agent itself is an installed package."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith((_OURS, "<frozen"))]
-    own = [f for f in frames if not f.filename.startswith(_LIBRARIES)]
+    """The traceback lines in the user's own code, as adk eval shows them: not ours, not the
+    standard library's (importlib), and not an installed library's unless the agent itself is
+    an installed package (then its frames are all there is)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith((_OURS, "<frozen")) and not _in_stdlib(f.filename)]
+    own = [f for f in frames if not f.filename.startswith(_INSTALLED)]
     return "".join(traceback.format_list((own or frames)[-8:])).rstrip()
+
+
+def _in_stdlib(filename: str) -> bool:
+    return filename.startswith(_STDLIB) and not filename.startswith(_INSTALLED)
 
 
 def describe_import_error(spec: str, exc: BaseException) -> UsageError:

@@ -50,6 +50,8 @@ def _agent_module(spec: str, base_dir: Path) -> Any:
         return import_file(folder)
     if folder.is_dir():
         raise FileNotFoundError(f"{folder.as_posix()} is a folder without __init__.py (ADK's layout: __init__.py doing `from . import agent`)")
+    if "/" in spec or spec.endswith(".py") or not all(part.isidentifier() for part in spec.split(".")):
+        raise FileNotFoundError(f"no agent folder or .py file at {folder.as_posix()}")  # a path, not a module name
     module = import_module(spec, base_dir)
     return getattr(module, "agent", module) if not _exposes_agent(module) else module
 

@@ -31,7 +31,7 @@ import yaml
 from ..agent_logs import LOG_FILE
 from ..discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError
-from ..readers import parse_yaml, path_problem, printable, read_bytes, read_json, regular_or_kind
+from ..readers import is_utf8, parse_yaml, path_problem, printable, read_bytes, read_json, regular_or_kind
 from ..results_file import write_atomic
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..schema.settings import JudgeSettings
@@ -217,11 +217,9 @@ def project_data(layout: Layout) -> dict[str, Any]:
 def _refuse_unwritable(paths: list[str]) -> None:
     """A name whose bytes are not UTF-8 cannot go into a YAML file, nor be matched back."""
     for path in paths:
-        try:
-            path.encode("utf-8")
-        except UnicodeEncodeError:
+        if not is_utf8(path):
             raise UsageError(f"{printable(path)}: the name is not valid UTF-8, so agenteval.yaml cannot name it; "
-                             "rename it, then run `agenteval init` again") from None
+                             "rename it, then run `agenteval init` again")
 
 
 class _Dumper(yaml.SafeDumper):
