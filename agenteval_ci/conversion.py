@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -127,7 +127,7 @@ class CarriedCase:
 
 
 def carried_baseline(
-    baseline: Baseline, suites: list[SuiteFiles], conversions: list[Converted], resolve: Any
+    baseline: Baseline, suites: list[SuiteFiles], conversions: list[Converted], resolve: Callable[[str], Path | None]
 ) -> tuple[Baseline, list[CarriedCase]]:
     """Each legacy case's baseline entry copied to its new id in every suite that ran the legacy
     file; the old entry dropped where the suite no longer runs it. `resolve(suite, key)` is the

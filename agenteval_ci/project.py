@@ -244,7 +244,7 @@ def _config_beside(eval_set: str, base_dir: Path, loaded: dict[Path | None, Load
 
 def _existing(file: str, at: str, path: Path) -> Path:
     kind = regular_or_kind(path)
-    if kind or not os.path.lexists(path):
+    if kind or not os.path.exists(path):
         raise InputError(Problem(file, at, f"{path.as_posix()}: {kind or 'no such file'}"))
     return path
 

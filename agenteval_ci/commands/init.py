@@ -62,7 +62,7 @@ class Layout:
     legacy_files: list[str] = field(default_factory=list)  # the .test.json files in ADK's old list format
     configs: list[str] = field(default_factory=list)  # test_config.json / eval_config.json
     install: str = ""
-    unreadable: list[str] = field(default_factory=list)  # folders that could not be searched
+    unreadable: list[str] = field(default_factory=list)  # folders that could not be searched, and why
 
     def eval_sets_of(self, agent: str) -> list[str]:
         """Eval files inside the agent's folder and no deeper agent's; with one agent, every eval file."""
@@ -81,7 +81,8 @@ def _walk(root: Path, unreadable: list[str]):
     """(folder relative to root, regular file names) for every folder worth searching. Symlinked
     folders are not entered (a loop), and a folder that cannot be listed is noted, not fatal."""
     def note(error: OSError) -> None:
-        unreadable.append(printable(Path(error.filename).relative_to(root)) if error.filename else str(error))
+        where = printable(Path(error.filename).relative_to(root)) if error.filename else printable(root)
+        unreadable.append(f"{where} (cannot list it: {path_problem(error)})")
 
     for folder, dirs, files in os.walk(root, onerror=note):
         here = Path(folder)
@@ -281,9 +282,10 @@ class Writer:
         nothing but folders above it (a FIFO would be replaced, a file in the way fails late)."""
         path = self.root / rel
         for parent in reversed(PurePosixPath(rel).parents):
-            if str(parent) != "." and os.path.lexists(self.root / parent) and not (self.root / parent).is_dir():
-                raise UsageError(f"{printable(self.root / parent)}: {regular_or_kind(self.root / parent) or 'is a file'}, "
-                                 f"where init needs a folder for {rel}")
+            folder = self.root / parent
+            if str(parent) != "." and os.path.lexists(folder) and not folder.is_dir():
+                what = regular_or_kind(folder) or ("a broken symlink" if not folder.exists() else "is a file")
+                raise UsageError(f"{printable(folder)}: {what}, where init needs a folder for {rel}")
         kind = regular_or_kind(path)
         if kind:
             raise UsageError(f"{printable(path)}: {kind}; init writes a file there (move it away)")
@@ -400,7 +402,7 @@ def run(args: argparse.Namespace) -> int:
           f"{len(layout.eval_files)} eval file(s), {len(layout.configs)} eval config(s); "
           f"install: {layout.install or 'nothing (no requirements.txt, pyproject.toml or uv.lock)'}")
     for folder in layout.unreadable:
-        print(f"skipped   {folder} (cannot list it: permission denied)")
+        print(f"skipped   {folder}")
     writer = Writer(root, args.force)
     for rel in (DEFAULT_PROJECT_FILE, GATE_WORKFLOW, ACCEPT_WORKFLOW, ".gitignore", DEFAULT_RESULTS, DEFAULT_BASELINE):
         writer.check(rel)
