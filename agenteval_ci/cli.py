@@ -12,6 +12,8 @@ from typing import NoReturn
 from . import __version__
 from .commands import COMMANDS, load
 from .errors import EXIT_BUG, EXIT_USAGE, AgentevalError, UsageError
+
+EXIT_BROKEN_PIPE = 141  # as a process killed by SIGPIPE exits, what shells and git report
 from .readers import PATH_ERRNOS, is_utf8, path_problem
 
 
@@ -52,6 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `agenteval report ... | head`: the reader left; nothing to tell it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except OSError as exc:
         if exc.filename is None or exc.errno not in PATH_ERRNOS:
             print_bug_report()

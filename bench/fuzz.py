@@ -193,7 +193,9 @@ def subprocess_runner(timeout: float) -> Runner:
         for key in ("GOOGLE_API_KEY", "GEMINI_API_KEY"):
             env.pop(key, None)
         try:
-            done = subprocess.run([sys.executable, "-m", "agenteval_ci", *argv], cwd=cwd, env=env,
+            # -P: the working folder is not put first on sys.path, as with the `agenteval` script (a
+            # project folder named `google` would hide google-adk from `python -m`, not from the script).
+            done = subprocess.run([sys.executable, "-P", "-m", "agenteval_ci", *argv], cwd=cwd, env=env,
                                   capture_output=True, text=True, errors="replace", timeout=timeout)
         except subprocess.TimeoutExpired:
             return None, "timed out"
@@ -490,9 +492,9 @@ def check_init(root: Path, layout: InitLayout, run: Runner, tally: Tally) -> Non
     if code != 0 or _bytes_or_none(config) is None:
         return
     for argv, accepted in ((["validate", str(config)], (0,)), (["run", "--config", str(config), "-q"], (0, 1))):
-        got = _checked(run, argv, root, tally)
+        got, err = _run_and_tally(run, argv, root, tally)
         if got in (1, 2) and got not in accepted and "existing_yaml" not in layout.oddities:
-            tally.unloadable.append(Outcome(argv, got, "init wrote an agenteval.yaml this command refuses"))
+            tally.unloadable.append(Outcome(argv, got, f"init wrote an agenteval.yaml this command refuses:\n{err}"))
 
 
 def fuzz_init(work: Path, iterations: int, seed: int, run: Runner) -> Tally:
@@ -611,9 +613,13 @@ def fuzz_convert(work: Path, iterations: int, seed: int, run: Runner) -> Tally:
 
 
 def _checked(run: Runner, argv: list[str], cwd: Path, tally: Tally) -> int | None:
+    return _run_and_tally(run, argv, cwd, tally)[0]
+
+
+def _run_and_tally(run: Runner, argv: list[str], cwd: Path, tally: Tally) -> tuple[int | None, str]:
     code, err = run(argv, cwd)
     tally.add(Outcome(argv, code, err))
-    return code
+    return code, err
 
 
 # ---------------------------------------------------------------- judge cache entries as files

@@ -20,6 +20,7 @@ import os
 import re
 import shlex
 import stat
+import sys
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -371,6 +372,17 @@ next steps:
   then every PR gets a comment and the check; a maintainer comments `/agenteval accept` to take intended changes."""
 
 
+def _shadows_a_module(agent: str, root: Path) -> bool:
+    """A top-level agent folder named like a standard or installed module (`google`, `calendar`)."""
+    from importlib.machinery import PathFinder
+
+    if "/" in agent or not agent.isidentifier():
+        return False
+    here = root.resolve()
+    elsewhere = [p for p in sys.path if p and Path(p).resolve() != here]
+    return agent in sys.stdlib_module_names or PathFinder.find_spec(agent, elsewhere) is not None
+
+
 def _project_root(folder: str) -> Path:
     root = Path(folder)
     try:
@@ -403,6 +415,10 @@ def run(args: argparse.Namespace) -> int:
           f"install: {layout.install or 'nothing (no requirements.txt, pyproject.toml or uv.lock)'}")
     for folder in layout.unreadable:
         print(f"skipped   {folder}")
+    for agent in layout.agents:
+        if _shadows_a_module(agent, root):
+            print(f"note:     the agent folder {printable(agent)} has the name of an installed module; its absolute imports "
+                  "of itself may not work, and `python -m` from this folder imports the folder instead of the module")
     writer = Writer(root, args.force)
     for rel in (DEFAULT_PROJECT_FILE, GATE_WORKFLOW, ACCEPT_WORKFLOW, ".gitignore", DEFAULT_RESULTS, DEFAULT_BASELINE):
         writer.check(rel)
