@@ -645,6 +645,18 @@ def fuzz_cache(work: Path, iterations: int, seed: int, run: Runner) -> Tally:
 _SOCKETS: list[socket.socket] = []  # kept open: the files stay sockets while the commands run
 
 
+def bind_socket(path: Path) -> None:
+    """A Unix socket file at `path`, bound from its folder (a socket's path is limited to 108 bytes)."""
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(path.name)
+        _SOCKETS.append(server)
+    finally:
+        os.chdir(here)
+
+
 def _odd_entry(entry: Path, rng: random.Random) -> None:
     entry.unlink()
     kind = rng.choice(["fifo", "folder", "loop", "dangling", "socket", "empty", "bytes", "truncated", "deep", "sparse", "array"])
@@ -656,10 +668,8 @@ def _odd_entry(entry: Path, rng: random.Random) -> None:
         os.symlink(entry.name, entry)
     elif kind == "dangling":
         os.symlink("nowhere.json", entry)
-    elif kind == "socket" and len(os.fsencode(entry)) < 100:
-        server = socket.socket(socket.AF_UNIX)
-        server.bind(str(entry))
-        _SOCKETS.append(server)
+    elif kind == "socket":
+        bind_socket(entry)
     elif kind == "sparse":
         with open(entry, "wb") as f:
             f.truncate(300 * 1024 * 1024)
@@ -678,9 +688,7 @@ def _path_shapes(work: Path) -> dict[str, str]:
     os.mkfifo(work / "pfifo")
     os.symlink("ploop", work / "ploop")
     os.symlink("nowhere", work / "pdangling")
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(str(work / "psock"))
-    _SOCKETS.append(server)
+    bind_socket(work / "psock")
     shapes = {
         "empty": "", "dot": ".", "slashes": ".//", "dash": "-", "tilde": "~", "long_name": "n" * 300,
         "long_path": "a/" * 2100 + "b", "folder": "pdir", "fifo": "pfifo", "loop": "ploop", "dangling": "pdangling",

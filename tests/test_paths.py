@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import stat
 import threading
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 from agenteval_ci.cli import main
 from agenteval_ci.judge.cache import DiskCache, cache_key
+from tests.fuzz_engine import load_engine
 from tests.unprivileged import agenteval, shared_folder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,8 +45,7 @@ def _special(path: Path, kind: str) -> None:
     if kind == "fifo":
         os.mkfifo(path)
     elif kind == "socket":
-        server = socket.socket(socket.AF_UNIX)
-        server.bind(str(path))  # left bound: the file stays a socket for the test
+        load_engine().bind_socket(path)  # left bound: the file stays a socket for the test
     else:
         path.mkdir()
 
