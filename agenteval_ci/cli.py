@@ -11,7 +11,10 @@ from typing import NoReturn
 
 from . import __version__
 from .commands import COMMANDS, load
-from .errors import EXIT_BUG, AgentevalError, UsageError
+from .errors import EXIT_BUG, EXIT_USAGE, AgentevalError, UsageError
+
+EXIT_BROKEN_PIPE = 141  # as a process killed by SIGPIPE exits, what shells and git report
+from .readers import PATH_ERRNOS, is_utf8, path_problem
 
 
 def _command_in(argv: list[str]) -> str | None:
@@ -34,11 +37,8 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 def dispatch(argv: list[str]) -> int:
     """Parse and run one command; errors propagate (the action maps them its own way)."""
     for arg in argv:  # bytes that are not UTF-8 arrive as lone surrogates; nothing could write them
-        if not arg.isascii():
-            try:
-                arg.encode("utf-8")
-            except UnicodeEncodeError:
-                raise UsageError(f"argument {ascii(arg)[:80]} is not valid UTF-8") from None
+        if not arg.isascii() and not is_utf8(arg):
+            raise UsageError(f"argument {ascii(arg)[:80]} is not valid UTF-8")
     args = build_parser(argv).parse_args(argv)
     return load(args.command).run(args)
 
@@ -54,14 +54,25 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `agenteval report ... | head`: the reader left; nothing to tell it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:
+        if exc.filename is None or exc.errno not in PATH_ERRNOS:
+            print_bug_report()
+            return EXIT_BUG
+        # A path the user gave or their project holds (too long, a loop, no permission, a file where
+        # a folder goes): bad input wherever it surfaced.
+        print(f"agenteval: error: {os.fsdecode(exc.filename)!s}: {path_problem(exc)}", file=sys.stderr)
+        return EXIT_USAGE
     except Exception:  # a bug: show everything, ask for a report
-        traceback.print_exc()
-        print(
-            "agenteval: unexpected error; please report it with the traceback above "
-            "at the project's issue tracker",
-            file=sys.stderr,
-        )
+        print_bug_report()
         return EXIT_BUG
+
+
+def print_bug_report() -> None:
+    traceback.print_exc()
+    print("agenteval: unexpected error; please report it with the traceback above at the project's issue tracker", file=sys.stderr)
 
 
 # Every command but `run` runs no user code, so nothing needs atexit or finalizers.
@@ -71,6 +82,10 @@ _NO_USER_CODE = frozenset(COMMANDS) - {"run"}
 def console() -> NoReturn:
     """The `agenteval` script and `python -m agenteval_ci`: `main`, then the exit."""
     argv = sys.argv[1:]
+    for stream in (sys.stdout, sys.stderr):  # a file name that is not UTF-8 must not end a message in a crash
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure:
+            reconfigure(errors="backslashreplace")
     code = main(argv)
     if _command_in(argv) in _NO_USER_CODE:
         # Freeing a big run's records one by one at interpreter exit takes about as long

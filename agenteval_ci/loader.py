@@ -234,20 +234,35 @@ def _load_old_eval_set(name: str, entries: list[dict[str, Any]]) -> LoadedEvalSe
             for key in entry
             if key not in _OLD_CASE_KEYS
         ]
-        if not isinstance(entry.get("name"), str) or not isinstance(entry["data"], list):
+        if not isinstance(entry.get("name"), str) or not isinstance(entry.get("data"), list):
             problems.append(Problem(name, f"$[{i}]", "an old-format eval case needs `name` (a string) and `data` (a list of queries)"))
             continue
         invocations = _legacy_invocations(name, entry["data"], f"$[{i}].data", problems, warnings)
-        session = entry.get("initial_session") or None
-        session_input = None
-        if session:
-            session_input = SessionInput(
-                app_name=session.get("app_name", ""), user_id=session.get("user_id", ""), state=session.get("state", {})
-            )
+        try:
+            session_input = session_from(name, f"$[{i}].initial_session", entry.get("initial_session"))
+        except InputError as exc:
+            problems += exc.problems
+            continue
         cases.append(EvalCase(eval_id=entry["name"], conversation=invocations, session_input=session_input))
     if problems:
         raise InputError(problems)
     return LoadedEvalSet(name, EvalSet(eval_set_id=name, name=name, eval_cases=cases), legacy=True, warnings=warnings)
+
+
+def session_from(file: str, at: str, data: Any) -> SessionInput | None:
+    """An ADK session (`app_name`, `user_id`, `state`) as a case's session_input, read as
+    AgentEvaluator reads its initial session: missing names are empty; nothing (null, `{}`)
+    is no session; anything else that is not such an object is a problem at `at`."""
+    if data is None or data == {}:
+        return None
+    if not isinstance(data, dict):
+        raise InputError(Problem(file, at, f"a session must be an object with app_name, user_id and state, got {json.dumps(data)[:40]}"))
+    problems = [Problem(file, f"{at}.{key}", "must be a string") for key in ("app_name", "user_id") if not isinstance(data.get(key, ""), str)]
+    if not isinstance(data.get("state", {}), dict):
+        problems.append(Problem(file, f"{at}.state", "must be an object"))
+    if problems:
+        raise InputError(problems)
+    return SessionInput(app_name=data.get("app_name", ""), user_id=data.get("user_id", ""), state=data.get("state", {}))
 
 
 def _load_legacy(name: str, rows: list[Any]) -> LoadedEvalSet:

@@ -7,12 +7,13 @@ sub/agenteval.yaml` works from anywhere.
 from __future__ import annotations
 
 import glob
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pydantic
 from .errors import InputError, Problem, UsageError
-from .readers import parse_yaml, read_text
+from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 from .discovery import discover_eval_config
 from .loader import (
     ConfiguredMetric,
@@ -80,23 +81,38 @@ def read_project_config(path: str | Path) -> ProjectConfig:
     name = Path(path).as_posix()
     if not Path(path).exists() and not Path(path).is_symlink():
         raise InputError(Problem(name, "$", "file not found (create one with `agenteval init`, see docs/config.md)"))
-    data = parse_yaml(name, read_text(path))
+    return validated_config(name, parse_yaml(name, read_text(path)), Path(path).parent)
+
+
+def validated_config(name: str, data: object, base_dir: Path) -> ProjectConfig:
+    """Parsed agenteval.yaml as a config whose baseline path can be used."""
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", "expected a mapping with `suites:` (see docs/config.md)"))
     try:
-        return ProjectConfig.model_validate(data)
+        config = ProjectConfig.model_validate(data)
     except pydantic.ValidationError as exc:
         raise InputError(problems_from(exc, name, ProjectConfig)) from None
+    _check_baseline_path(name, base_dir / config.baseline)
+    return config
+
+
+def _check_baseline_path(file: str, baseline: Path) -> None:
+    """The baseline may be missing (a first run), but nothing else may stand where it goes."""
+    kind = regular_or_kind(baseline)
+    if kind:
+        raise InputError(Problem(file, "$.baseline", f"{baseline.as_posix()}: {kind}; name the baseline's JSON file"))
 
 
 def load_project(path: str | Path, only_suites: list[str] | None = None) -> Project:
-    name = Path(path).as_posix()
-    config = read_project_config(path)
+    return resolve_project(Path(path).as_posix(), read_project_config(path), Path(path).parent, only_suites)
+
+
+def resolve_project(name: str, config: ProjectConfig, base_dir: Path, only_suites: list[str] | None = None) -> Project:
+    """Each suite's eval sets and configs, read and checked: what `run` would reject, raised here."""
     known = [s.name for s in config.suites]
     unknown = [s for s in only_suites or [] if s not in known]
     if unknown:
         raise InputError(Problem(name, "$.suites", f"no suite named {', '.join(unknown)}; suites are: {', '.join(known)}"))
-    base_dir = Path(path).parent
     suites = []
     for i, suite in enumerate(config.suites):
         if only_suites and suite.name not in only_suites:
@@ -175,6 +191,8 @@ def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str
     full = Path(pattern) if Path(pattern).is_absolute() else base_dir / pattern
     anchor = Path(full.anchor) if full.is_absolute() else Path()
     relative = full.relative_to(anchor) if full.is_absolute() else full
+    if not relative.parts:  # `/`, `.`: pathlib cannot glob for a folder itself
+        raise InputError(Problem(file, at, f"{pattern!r} names a folder; name eval set files like evals/**/*.evalset.json"))
     hidden_ok = any(part.startswith(".") and part not in (".", "..") for part in Path(pattern).parts)
     fixed = next((i for i, part in enumerate(full.parts) if glob.has_magic(part)), len(full.parts))
     found: dict[Path, str] = {}
@@ -183,12 +201,36 @@ def eval_set_files(file: str, at: str, base_dir: Path, pattern: str) -> list[str
             if not hidden_ok and any(p.startswith(".") and p not in (".", "..") for p in match.parts[fixed:]):
                 continue
             if match.is_file():
-                found.setdefault(match.resolve(), str(match))
+                found.setdefault(match.resolve(), _utf8_name(file, at, str(match)))
             if len(found) > MAX_GLOB_MATCHES:
                 raise InputError(Problem(file, at, f"{pattern!r} matches more than {MAX_GLOB_MATCHES:,} files"))
-    except (OSError, ValueError, NotImplementedError) as exc:
+        below = len(full.parts) - fixed - 1  # folder levels the glob lists under its fixed part
+        unreadable = _unreadable_folder(Path(*full.parts[:fixed]), None if "**" in full.parts else below, hidden_ok)
+    except (OSError, ValueError, IndexError, NotImplementedError) as exc:
         raise InputError(Problem(file, at, f"cannot expand the glob {pattern!r}: {exc}")) from None
+    if unreadable:  # pathlib's glob passes it by in silence: its eval sets would drop out of the gate
+        raise InputError(Problem(file, at, f"cannot list the folder {unreadable.as_posix()} (permission denied), which {pattern!r} searches"))
     return sorted(found.values())
+
+
+def _utf8_name(file: str, at: str, path: str) -> str:
+    """A path we can show and record: bytes that are not UTF-8 arrive as lone surrogates."""
+    if not is_utf8(path):
+        raise InputError(Problem(file, at, f"{printable(path)}: the file name is not valid UTF-8; rename it"))
+    return path
+
+
+def _unreadable_folder(top: Path, depth: int | None, hidden_ok: bool) -> Path | None:
+    """The first folder a glob from `top` has to list (down to `depth` levels; None: all) but may not."""
+    if top.is_dir() and not os.access(top, os.R_OK | os.X_OK):
+        return top
+    for folder, dirs, _ in os.walk(top):  # symlinked folders are not entered, as our `**` does not
+        level = len(Path(folder).relative_to(top).parts)
+        dirs[:] = [d for d in dirs if hidden_ok or not d.startswith(".")] if depth is None or level < depth else []
+        denied = next((d for d in dirs if not os.access(os.path.join(folder, d), os.R_OK | os.X_OK)), None)
+        if denied:
+            return Path(folder, denied)
+    return None
 
 
 def _config_beside(eval_set: str, base_dir: Path, loaded: dict[Path | None, LoadedEvalConfig]) -> LoadedEvalConfig:
@@ -201,8 +243,9 @@ def _config_beside(eval_set: str, base_dir: Path, loaded: dict[Path | None, Load
 
 
 def _existing(file: str, at: str, path: Path) -> Path:
-    if not path.is_file():
-        raise InputError(Problem(file, at, f"no such file: {path.as_posix()}"))
+    kind = regular_or_kind(path)
+    if kind or not os.path.exists(path):
+        raise InputError(Problem(file, at, f"{path.as_posix()}: {kind or 'no such file'}"))
     return path
 
 

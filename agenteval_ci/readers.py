@@ -29,29 +29,77 @@ _SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a
 
 
 def read_bytes(path: str | Path) -> bytes:
+    """The file's bytes. Opened without blocking and refused unless it is a regular file: a FIFO
+    where a file should be would otherwise wait forever for a writer."""
     name = Path(path).as_posix()
     try:
-        with open(path, "rb") as f:
-            size = _size(f)
-            if size > MAX_FILE_BYTES:
-                raise InputError(Problem(name, "$", f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}"))
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError) as exc:
+        raise InputError(Problem(name, "$", _cannot_read(exc, path))) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(Problem(name, "$", _not_a_file(st.st_mode)))
+        if st.st_size > MAX_FILE_BYTES:
+            raise InputError(Problem(name, "$", f"file is {st.st_size:,} bytes; the limit is {MAX_FILE_BYTES:,}"))
+        with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise InputError(Problem(name, "$", "file not found")) from None
-    except IsADirectoryError:
-        raise InputError(Problem(name, "$", "is a folder, not a file")) from None
-    except PermissionError:
-        raise InputError(Problem(name, "$", "permission denied")) from None
     except OSError as exc:
-        why = "a symlink loop" if exc.errno == errno.ELOOP else (exc.strerror or str(exc))
-        raise InputError(Problem(name, "$", f"cannot read the file: {why}")) from None
+        raise InputError(Problem(name, "$", _cannot_read(exc, path))) from None
+    finally:
+        os.close(fd)
 
 
-def _size(f: Any) -> int:
-    st = os.fstat(f.fileno())
-    if stat.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(errno.EISDIR, "is a directory")
-    return st.st_size if stat.S_ISREG(st.st_mode) else 0
+_PATH_ERRORS = {
+    errno.EACCES: "permission denied",
+    errno.EPERM: "permission denied",
+    errno.ELOOP: "a symlink loop",
+    errno.ENAMETOOLONG: "the path is too long (a name over 255 bytes or a path over 4,096)",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "is a folder, not a file",
+}
+PATH_ERRNOS = frozenset(_PATH_ERRORS)  # an OSError with one of these is about the path, not a bug
+
+
+def path_problem(exc: OSError) -> str:
+    """Why a path cannot be used, in words (the caller names the path)."""
+    return _PATH_ERRORS.get(exc.errno or 0, exc.strerror or str(exc))
+
+
+def _cannot_read(exc: OSError | ValueError, path: str | Path) -> str:
+    if isinstance(exc, ValueError):
+        return "not a valid path (it holds a NUL character)"
+    if exc.errno == errno.ENOENT:
+        return "file not found"
+    if exc.errno == errno.ENXIO:  # a socket
+        return regular_or_kind(path) or "no such device"
+    return path_problem(exc) if exc.errno == errno.EISDIR else f"cannot read the file: {path_problem(exc)}"
+
+
+def regular_or_kind(path: str | Path) -> str | None:
+    """None for a regular file (after symlinks) or nothing there; else what is wrong, in words
+    ("is a folder, not a file", "a symlink loop", "the path is too long ..."). Never opens it."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return path_problem(exc)
+    except ValueError:  # a NUL byte
+        return "not a valid path (it holds a NUL character)"
+    return None if stat.S_ISREG(mode) else _not_a_file(mode)
+
+
+def _not_a_file(mode: int) -> str:
+    kinds = [(stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")]
+    return f"is {next((name for test, name in kinds if test(mode)), 'something else')}, not a file"
+
+
+def printable(path: str | Path) -> str:
+    """A path as text that can be printed: bytes of a name that are not UTF-8 (which Python holds
+    as lone surrogates) shown as \\xff escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def decode_text(name: str, data: bytes) -> str:
@@ -136,11 +184,17 @@ def _problem_at(data: Any, prefix: str, surrogates: bool) -> tuple[str, str] | N
 
 
 def _lone_surrogate(text: str) -> bool:
+    return not is_utf8(text)
+
+
+def is_utf8(text: str) -> bool:
+    """Whether the text can be written as UTF-8: no lone surrogate (a JSON escape, or the bytes
+    of a file name that are not UTF-8, which Python holds as surrogates)."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return True
-    return False
+        return False
+    return True
 
 
 def _shown(text: str) -> str:

@@ -15,6 +15,7 @@ import pydantic
 from . import __version__
 from .errors import InputError, Problem, UsageError
 from .loader import problems_from, read_json
+from .readers import regular_or_kind
 from .schema import AdaptiveInfo, CaseResult, Results, RunStats, ShardInfo
 from .schema.results import SCHEMA_VERSION
 
@@ -61,6 +62,9 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
         ) from None
     if os.path.isdir(target):
         raise UsageError(f"{name}: is a folder; name a file to write")
+    kind = regular_or_kind(target)
+    if kind:  # a device, FIFO or socket: renaming over it would replace it (as root, /dev/stdout itself)
+        raise UsageError(f"{name}: cannot write here: {kind}")
     try:
         if any(os.path.isfile(parent) for parent in target.parents):
             raise NotADirectoryError(errno.ENOTDIR, "a parent of it is a file, not a folder")

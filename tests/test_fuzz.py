@@ -1,27 +1,23 @@
-"""Seeded fuzzing of the CLI on mutations of the example's files: never exit 3, never a
-traceback, never a changed output file after a failure. bench/fuzz.py runs the same engine
-longer, in subprocesses with a timeout."""
+"""Seeded fuzzing of the CLI on mutations of the example's files and on issue 24's surfaces
+(init layouts, convert, judge cache entries as files, odd paths): never exit 3, never a
+traceback or a hang, never a changed output file after a failure, never a config written that
+does not load. bench/fuzz.py runs the same engine longer, in subprocesses with a timeout."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from agenteval_ci.cli import main
+from tests.fuzz_engine import load_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _engine():
-    spec = importlib.util.spec_from_file_location("agenteval_fuzz", ROOT / "bench" / "fuzz.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault(spec.name, module)  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_engine()
 
 
 @pytest.fixture
@@ -68,3 +64,13 @@ def test_an_argument_that_is_not_utf8_is_exit_2(tmp_path, capsys):
     assert main(argv) == 2
     assert "not valid UTF-8" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("surface, iterations, seed", [("init", 12, 0), ("convert", 12, 0), ("cache", 3, 0), ("paths", 60, 0)])
+def test_no_input_of_a_surface_crashes_hangs_or_writes_an_unloadable_config(tmp_path, surface, iterations, seed, offline):
+    pytest.importorskip("google.adk", reason="google-adk (test extra) is not installed")  # init's layouts hold ADK agents
+    fuzz = _engine()
+    tally = fuzz.SURFACES[surface](tmp_path, iterations, seed, fuzz.in_process)
+    assert tally.inputs == iterations
+    failures = [*tally.crashes, *tally.unloadable]
+    assert not failures, tally.line() + "\n" + "\n\n".join(f"agenteval {c.argv} -> {c.code}\n{c.stderr[-2000:]}" for c in failures[:3])

@@ -14,6 +14,7 @@ from agenteval_ci.errors import InputError, UsageError
 from agenteval_ci.project import load_project
 from agenteval_ci.results_file import write_atomic
 from agenteval_ci.shards import parse_shard
+from tests.unprivileged import agenteval, shared_folder
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "home_automation"
 EVAL_SET = EXAMPLE / "evals" / "basic" / "home.evalset.json"
@@ -97,17 +98,18 @@ def test_write_atomic_refuses_paths_it_cannot_write(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["folder", "old.json"]
 
 
-def test_write_atomic_read_only_folder(tmp_path):
-    folder = tmp_path / "ro"
-    folder.mkdir()
-    folder.chmod(0o555)
+def test_writing_into_a_read_only_folder_is_exit_2():
+    """As a user permissions apply to (root writes anywhere)."""
+    work = shared_folder()
     try:
-        if os.access(folder, os.W_OK):
-            pytest.skip("running as root: permissions are not enforced")
-        with pytest.raises(UsageError, match="ro"):
-            write_atomic(folder / "x.json", "new")
+        shutil.copy(EVAL_SET, work / "home.evalset.json")
+        (work / "ro").mkdir()
+        (work / "ro").chmod(0o555)
+        done = agenteval(["score", "home.evalset.json", "--actual", "home.evalset.json", "--no-judge-cache", "--json", "ro/x.json"], work)
+        assert done.returncode == 2 and "ro/x.json: cannot write here: Permission denied" in done.stderr, done.stderr
+        assert list((work / "ro").iterdir()) == []
     finally:
-        folder.chmod(0o755)
+        shutil.rmtree(work)
 
 
 def test_report_to_an_unwritable_path_exits_2(tmp_path, capsys, monkeypatch):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from agenteval_ci.errors import InputError
 from agenteval_ci.project import read_project_config
 from agenteval_ci.readers import MAX_DEPTH, parse_json, parse_yaml, read_json
 from agenteval_ci.workflow import read_event
+from tests.unprivileged import agenteval, shared_folder
 
 
 def _bad_files(tmp_path: Path) -> dict[str, Path]:
@@ -65,17 +67,16 @@ def test_score_and_validate_exit_2_or_1_without_traceback(tmp_path, kind, capsys
     assert path.as_posix() in out + err
 
 
-def test_permission_denied(tmp_path):
-    path = tmp_path / "secret.json"
-    path.write_text("{}")
-    path.chmod(0)
+def test_permission_denied():
+    """As a user permissions apply to (root reads a chmod 000 file)."""
+    work = shared_folder()
     try:
-        if os.access(path, os.R_OK):
-            pytest.skip("running as root: permissions are not enforced")
-        with pytest.raises(InputError, match="permission denied"):
-            read_json(path)
+        (work / "secret.evalset.json").write_text("{}")
+        (work / "secret.evalset.json").chmod(0)
+        done = agenteval(["validate", "secret.evalset.json"], work)
+        assert done.returncode == 1 and "secret.evalset.json: cannot read the file: permission denied" in done.stdout, done.stdout + done.stderr
     finally:
-        path.chmod(0o600)
+        shutil.rmtree(work)
 
 
 def test_yaml_merge_key_bomb_is_refused_quickly(tmp_path):

@@ -7,6 +7,8 @@ Every adapter turns one eval case run into a conversation: `start` opens one ses
 from __future__ import annotations
 
 import re
+import sys
+import sysconfig
 import traceback
 from pathlib import Path
 from typing import Awaitable, Protocol, TypeVar
@@ -58,7 +60,7 @@ def load_agent(spec: str, base_dir: Path, workers: int = 8, where: str = "") -> 
     `where` names the config key the spec came from, for the error message."""
     try:
         match = CALLABLE_SPEC.match(spec)
-        if match and len(match["target"]) > 1:
+        if match and len(match["target"]) > 1 and not _is_package_folder(base_dir / spec):
             from .python_callable import load_callable_agent
 
             return load_callable_agent(match["target"], match["function"], base_dir, workers)
@@ -69,13 +71,60 @@ def load_agent(spec: str, base_dir: Path, workers: int = 8, where: str = "") -> 
         raise UsageError(f"{where}: {exc}" if where else str(exc)) from exc.__cause__
 
 
+def agent_problem(spec: str, base_dir: Path) -> str | None:
+    """Why the suite's `agent` cannot be found, checked without importing anything (validate
+    runs no user code): a folder with __init__.py, a .py file, a callable's file, or a module
+    Python can find. None when it is there."""
+    match = CALLABLE_SPEC.match(spec)
+    if match and len(match["target"]) > 1 and not _is_package_folder(base_dir / spec):
+        target = match["target"]
+        if target.endswith(".py"):
+            return None if (base_dir / target).is_file() else f"no such file: {(base_dir / target).as_posix()}"
+        return _module_problem(target, base_dir)
+    path = base_dir / spec
+    if _is_package_folder(path) or (spec.endswith(".py") and path.is_file()):
+        return None
+    if path.is_dir():
+        return f"{path.as_posix()} is a folder without __init__.py (ADK's layout: __init__.py doing `from . import agent`)"
+    return _module_problem(spec, base_dir)
+
+
+def _module_problem(dotted: str, base_dir: Path) -> str | None:
+    """A dotted module's top package, looked for as an import would (the yaml's folder first)."""
+    from importlib.machinery import PathFinder
+
+    top = dotted.split(".")[0]
+    if top.isidentifier() and (top in sys.modules or PathFinder.find_spec(top, [str(base_dir.resolve()), *sys.path])):
+        return None
+    return f"no agent folder, .py file or module {dotted!r} (relative to {base_dir.as_posix() or '.'})"
+
+
+def _is_package_folder(path: Path) -> bool:
+    """An agent folder whose name merely looks like `target:function` (`x:y/`) is still a folder."""
+    try:
+        return (path / "__init__.py").is_file()
+    except (OSError, ValueError):
+        return False
+
+
 _OURS = str(Path(__file__).resolve().parent.parent)
+# Installed libraries and the standard library: a frame there is not the user's line.
+_INSTALLED = tuple({sysconfig.get_path(kind) for kind in ("purelib", "platlib")})
+_STDLIB = tuple({sysconfig.get_path(kind) for kind in ("stdlib", "platstdlib")} - set(_INSTALLED))
 
 
 def _user_frames(exc: BaseException) -> str:
-    """The traceback lines in the user's own code (not ours, not importlib's), as adk eval shows them."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith((_OURS, "<frozen"))]
-    return "".join(traceback.format_list(frames[-8:])).rstrip()
+    """The traceback lines in the user's own code, as adk eval shows them: not ours, not the
+    standard library's (importlib), and not an installed library's unless the agent itself is
+    an installed package (then its frames are all there is)."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if not f.filename.startswith((_OURS, "<frozen")) and not _in_stdlib(f.filename)]
+    own = [f for f in frames if not f.filename.startswith(_INSTALLED)]
+    return "".join(traceback.format_list((own or frames)[-8:])).rstrip()
+
+
+def _in_stdlib(filename: str) -> bool:
+    return filename.startswith(_STDLIB) and not filename.startswith(_INSTALLED)
 
 
 def describe_import_error(spec: str, exc: BaseException) -> UsageError:

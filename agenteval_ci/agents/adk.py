@@ -14,7 +14,7 @@ from typing import Any, Optional
 from ..errors import DependencyError
 from ..schema import AppDetails, Content, EvalCase, Invocation, InvocationEvent, InvocationEvents, UsageMetadata
 from . import describe_import_error
-from ._imports import import_file, import_module, on_path
+from ._imports import import_file, import_module, import_package
 
 INSTALL_HINT = "this agent is a google-adk agent; install the extra: pip install 'agenteval-ci[adk]'"
 # ADK's names when an eval case has no session_input.
@@ -44,13 +44,14 @@ def _agent_module(spec: str, base_dir: Path) -> Any:
     """A folder whose __init__.py imports `agent` (ADK's layout), a .py file, or a dotted module."""
     folder = base_dir / spec
     if (folder / "__init__.py").is_file():
-        on_path(folder.parent)  # as adk eval does: the agent's absolute imports (`from my_agent.tools import ...`)
-        package = import_file(folder / "__init__.py")
+        package = import_package(folder)
         return getattr(package, "agent", package)
     if spec.endswith(".py") and folder.is_file():
         return import_file(folder)
     if folder.is_dir():
         raise FileNotFoundError(f"{folder.as_posix()} is a folder without __init__.py (ADK's layout: __init__.py doing `from . import agent`)")
+    if "/" in spec or spec.endswith(".py") or not all(part.isidentifier() for part in spec.split(".")):
+        raise FileNotFoundError(f"no agent folder or .py file at {folder.as_posix()}")  # a path, not a module name
     module = import_module(spec, base_dir)
     return getattr(module, "agent", module) if not _exposes_agent(module) else module
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import fnmatch
 import gc
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -12,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..discovery import default_results, find_project_file, project_root
 from ..errors import Problem, UsageError
+from ..readers import printable, regular_or_kind
 from ..report.console import Style
 from ..report.table import render_table
 from ..report.view import judged_blind_warnings
@@ -114,9 +118,24 @@ def files_in(paths: list[str], patterns: Iterable[str]) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted({f for pattern in patterns for f in path.rglob(pattern) if f.is_file()}))
+            files.extend(_files_under(path, tuple(patterns)))
         elif path.is_file():
             files.append(path)
         else:
-            raise UsageError(f"{raw}: no such file or folder")
+            raise UsageError(f"{raw}: {regular_or_kind(path) or 'no such file or folder'}")
     return files
+
+
+def _files_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
+    """Regular files whose names match, in every folder below (symlinked folders not entered).
+    A folder that vanishes or cannot be listed (/proc, a race) is passed by; one the user may
+    not read is said, so a check does not pass by its files in silence."""
+    found = []
+
+    def unreadable(error: OSError) -> None:
+        if error.errno in (errno.EACCES, errno.EPERM):
+            print_warnings([f"{printable(error.filename or folder)}: cannot list it (permission denied); its files are not checked"])
+
+    for here, _, names in os.walk(folder, onerror=unreadable):
+        found += [Path(here, n) for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns) and Path(here, n).is_file()]
+    return sorted(found)

@@ -1,5 +1,5 @@
-"""`agenteval convert PATH... [--initial-session FILE] [--force]`: legacy `.test.json` files
-to EvalSet files.
+"""`agenteval convert PATH... [--initial-session FILE] [--force] [--config YAML]`: legacy
+`.test.json` files to EvalSet files, and the project moved over to them.
 
 A legacy file is a list of queries (`query`, `expected_tool_use`, `reference`, ...) or the
 older list of `{name, data, initial_session}` cases. The EvalSet written beside it
@@ -7,22 +7,36 @@ older list of `{name, data, initial_session}` cases. The EvalSet written beside 
 the same, with stable ids instead of ADK's random ones and no null fields. The initial
 session ADK's AgentEvaluator takes as a separate file (`--initial-session`, else
 `initial.session.json` beside the legacy file) becomes each case's `session_input`.
+
+Then the project follows (agenteval.yaml given or found above the working folder): each
+suite glob that ran the legacy files (`evals/*.test.json`) is edited in place to run the new
+ones (`evals/*.evalset.json`), and the baseline's entries move to the new case ids, so the
+next `run` compares like with like. Where an edit would not give exactly the converted files,
+nothing is edited and the exact edit is printed.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shlex
 from pathlib import Path
 from typing import Optional
 
-from ..errors import EXIT_PASSED, EXIT_USAGE, InputError, Problem, UsageError
-from ..loader import LoadedEvalSet, load_eval_set, read_json
+from ..baseline import load_baseline, write_baseline
+from ..conversion import Converted, GlobEdit, SuiteFiles, carried_baseline, edited_yaml, renamed_glob, with_globs
+from ..discovery import find_project_file
+from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Problem, UsageError
+from ..loader import LoadedEvalSet, load_eval_set, read_json, session_from
+from ..project import eval_set_files, read_project_config
+from ..readers import parse_yaml, printable, read_bytes, read_text, regular_or_kind
 from ..results_file import write_atomic
 from ..schema import EvalCase, EvalSet
 from ..schema.eval_set import SessionInput
-from ._common import files_in
+from ..schema.project import DEFAULT_PROJECT_FILE, ProjectConfig
+from ._common import add_config_option, files_in
 
 SESSION_FILE_NAME = "initial.session.json"
 LEGACY_SUFFIX = ".test.json"
@@ -33,6 +47,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--initial-session", metavar="FILE",
                         help=f"the session every case starts from, as AgentEvaluator's initial_session_file (default: {SESSION_FILE_NAME} beside each file, when present)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing .evalset.json that differs")
+    add_config_option(parser)
 
 
 def eval_set_id_for(path: Path) -> str:
@@ -45,20 +60,12 @@ def read_session(path: Path) -> Optional[SessionInput]:
     """An ADK session file (`id`, `app_name`, `user_id`, `state`, ...) as a case's session_input,
     read as AgentEvaluator reads it: missing names are empty, an empty file is no session."""
     data = read_json(path)
-    name = path.as_posix()
     if not isinstance(data, dict):
-        raise InputError(Problem(name, "$", "a session file must be an object"))
-    if not data:
-        return None
-    for key in ("app_name", "user_id"):
-        if not isinstance(data.get(key, ""), str):
-            raise InputError(Problem(name, f"$.{key}", "must be a string"))
-    if not isinstance(data.get("state", {}), dict):
-        raise InputError(Problem(name, "$.state", "must be an object"))
-    return SessionInput(app_name=data.get("app_name", ""), user_id=data.get("user_id", ""), state=data.get("state", {}))
+        raise InputError(Problem(path.as_posix(), "$", "a session file must be an object"))
+    return session_from(path.as_posix(), "$", data)
 
 
-def converted(loaded: LoadedEvalSet, source: Path, session: Optional[SessionInput]) -> EvalSet:
+def converted(loaded: LoadedEvalSet, source: Path, session: Optional[SessionInput]) -> Converted:
     """The EvalSet of a legacy file: one case per file (named after it) or per old-format case."""
     eval_set_id = eval_set_id_for(source)
     one_case_per_file = len(loaded.eval_set.eval_cases) == 1 and loaded.eval_set.eval_cases[0].eval_id == loaded.path
@@ -70,7 +77,9 @@ def converted(loaded: LoadedEvalSet, source: Path, session: Optional[SessionInpu
             for n, turn in enumerate(case.conversation or [], start=1)
         ]
         cases.append(EvalCase(eval_id=eval_id, conversation=turns, session_input=case.session_input or session))
-    return EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)
+    eval_set = EvalSet(eval_set_id=eval_set_id, name=eval_set_id, eval_cases=cases)
+    ids = {old.eval_id: new.eval_id for old, new in zip(loaded.eval_set.eval_cases, cases)}
+    return Converted(source, source.with_name(f"{eval_set_id}.evalset.json"), eval_set, ids, one_case_per_file)
 
 
 def eval_set_json(eval_set: EvalSet) -> str:
@@ -79,39 +88,155 @@ def eval_set_json(eval_set: EvalSet) -> str:
 
 def _session_for(source: Path, given: Optional[str]) -> tuple[Optional[SessionInput], Optional[Path]]:
     path = Path(given) if given else source.parent / SESSION_FILE_NAME
-    if given and not path.is_file():
+    if given and not os.path.lexists(path):
         raise UsageError(f"--initial-session {given}: no such file")
-    return (read_session(path), path) if path.is_file() else (None, None)
+    return (read_session(path), path) if os.path.lexists(path) else (None, None)
 
 
-def convert_file(source: Path, session_file: Optional[str], force: bool) -> str:
-    """Writes NAME.evalset.json beside `source`; returns what was done, for the log line."""
+def convert_file(source: Path, session_file: Optional[str], force: bool, taken: dict[Path, Path]) -> tuple[str, Converted | None]:
+    """Writes NAME.evalset.json beside `source`: what was done (the log line) and the conversion
+    (None for a file that is already an EvalSet). `taken`: targets already written this run."""
     loaded = load_eval_set(source)
     if not loaded.legacy:
-        return f"skipped {source.as_posix()}: already an EvalSet"
+        return f"skipped {source.as_posix()}: already an EvalSet", None
     session, session_path = _session_for(source, session_file)
-    target = source.with_name(f"{eval_set_id_for(source)}.evalset.json")
-    text = eval_set_json(converted(loaded, source, session))
-    if target.is_file() and target.read_text(encoding="utf-8") == text:
-        return f"unchanged {target.as_posix()}"
-    if target.exists() and not force:
+    conversion = converted(loaded, source, session)
+    target = conversion.target
+    other = taken.setdefault(Path(os.path.realpath(target)), source)
+    if other != source:
+        raise UsageError(f"{other.as_posix()} and {source.as_posix()} both convert to {target.as_posix()}; rename one of them")
+    data = eval_set_json(conversion.eval_set).encode("utf-8")
+    kind = regular_or_kind(target)
+    if kind:
+        raise UsageError(f"{target.as_posix()}: {kind}; convert writes the EvalSet there")
+    if os.path.lexists(target) and read_bytes(target) == data:
+        return f"unchanged {target.as_posix()}", conversion
+    if os.path.lexists(target) and not force:
         raise UsageError(f"{target.as_posix()} exists and differs from the conversion of {source.as_posix()}; pass --force to overwrite it")
-    write_atomic(target, text)
+    write_atomic(target, data)
     with_session = f" with the session of {session_path.as_posix()}" if session_path else ""
-    cases = len(loaded.eval_set.eval_cases)
-    return f"wrote   {target.as_posix()} ({cases} case(s) from {source.as_posix()}{with_session})"
+    return f"wrote   {target.as_posix()} ({len(conversion.eval_set.eval_cases)} case(s) from {source.as_posix()}{with_session})", conversion
 
 
 def run(args: argparse.Namespace) -> int:
     files = files_in(args.paths, [f"*{LEGACY_SUFFIX}"])
     if not files:
         raise UsageError(f"no *{LEGACY_SUFFIX} files in " + ", ".join(args.paths))
-    failed = 0
+    failed, conversions, taken = 0, [], {}
     for source in files:
         try:
-            print(convert_file(source, args.initial_session, args.force))
+            line, conversion = convert_file(source, args.initial_session, args.force, taken)
+            print(line)
+            conversions += [conversion] if conversion else []
         except (InputError, UsageError) as exc:
             failed += 1
             print(f"FAILED  {source.as_posix()}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
-    print("\nthe legacy files are left in place: run the new .evalset.json files, then delete the old ones")
+    project = args.config or find_project_file()
+    if conversions and project is not None:
+        failed += not move_project(Path(project), conversions)
+    elif conversions:
+        print(f"\nno {DEFAULT_PROJECT_FILE} here or above: run the new .evalset.json files instead of the legacy ones, then delete those")
     return EXIT_USAGE if failed else EXIT_PASSED
+
+
+# ---------------------------------------------------------------- the project follows
+
+
+def move_project(config_path: Path, conversions: list[Converted]) -> bool:
+    """agenteval.yaml's globs and the baseline's entries moved to the converted files; False
+    when the project could not be read or edited (said why, and the exact edit)."""
+    name = config_path.as_posix()
+    try:
+        config = read_project_config(config_path)
+        text = read_text(config_path)
+        data = parse_yaml(name, text)
+        suites, edits, advice = _planned_edits(name, config, config_path.parent, conversions)
+    except (InputError, UsageError) as exc:
+        print(f"\n{name} not updated: {exc}")
+        return False
+    if edits and not advice:
+        new_text = edited_yaml(text, edits)
+        if new_text is None or parse_yaml(name, new_text) != with_globs(data, edits):
+            advice = [f"{name} at $.suites[{e.suite}].eval_sets[{e.index}]: replace {e.old!r} with {e.new!r}" for e in edits]
+            suites = [SuiteFiles(s.name, s.before, s.before) for s in suites]
+        else:
+            write_atomic(config_path, new_text)
+            for e in edits:
+                print(f"updated {name} at $.suites[{e.suite}].eval_sets[{e.index}]: {e.old!r} -> {e.new!r}")
+    if advice:
+        print(f"\n{name} still runs the legacy files; to run the new ones instead:\n" + "\n".join(f"  {line}" for line in advice))
+    _move_baseline(config_path.parent / config.baseline, config_path.parent, suites, conversions)
+    if not advice:
+        sources = " ".join(shlex.quote(c.source.as_posix()) for c in conversions)
+        print(f"\nthe legacy files are no longer read; delete them when you are ready: git rm {sources}")
+    return True
+
+
+def _planned_edits(name: str, config: ProjectConfig, base_dir: Path, conversions: list[Converted]) -> tuple[list[SuiteFiles], list[GlobEdit], list[str]]:
+    """Per suite the files it runs now and after renaming its legacy globs; the renames; and
+    the exact edits to make by hand when renaming would not run exactly the converted files."""
+    targets = {c.source.resolve(): c.target.resolve() for c in conversions}
+    suites, edits, advice = [], [], []
+    for i, suite in enumerate(config.suites):
+        at = f"$.suites[{i}].eval_sets"
+        before = [_matches(name, f"{at}[{j}]", base_dir, g) for j, g in enumerate(suite.eval_sets)]
+        now = frozenset(f for files in before for f in files)
+        legacy = [j for j, files in enumerate(before) if files & targets.keys()]
+        wanted = frozenset(targets.get(f, f) for f in now)
+        if not legacy:
+            suites.append(SuiteFiles(suite.name, now, now))
+            continue
+        renamed = {j: renamed_glob(suite.eval_sets[j]) for j in legacy}
+        if all(renamed.values()) and _runs_exactly(wanted, [
+                _matches(name, f"{at}[{j}]", base_dir, renamed[j]) if j in renamed else files for j, files in enumerate(before)]):
+            edits += [GlobEdit(i, j, suite.eval_sets[j], renamed[j]) for j in legacy]
+            suites.append(SuiteFiles(suite.name, now, wanted))
+            continue
+        suites.append(SuiteFiles(suite.name, now, now))
+        if _runs_exactly(wanted, [files for j, files in enumerate(before) if j not in legacy]):
+            advice.append(f"{name} at {at}: remove " + ", ".join(repr(suite.eval_sets[j]) for j in legacy) + " (the other globs match the new files)")
+        elif all(targets.get(f, f) in now for f in now):
+            advice.append(f"{name} at {at}: its globs match the new files too; delete the legacy files and they match only those")
+        else:
+            files = sorted(printable(os.path.relpath(f, base_dir.resolve())) for f in wanted)
+            advice.append(f"{name} at {at}: run exactly {', '.join(files)} (a glob of them, or list them)")
+    return suites, edits, advice
+
+
+def _runs_exactly(wanted: frozenset[Path], matched: list[frozenset[Path]]) -> bool:
+    """Whether the globs' matches are the wanted files, each matched once."""
+    files = [f for found in matched for f in found]
+    return len(files) == len(set(files)) and set(files) == wanted
+
+
+def _matches(file: str, at: str, base_dir: Path, glob_: str) -> frozenset[Path]:
+    return frozenset(Path(f).resolve() for f in eval_set_files(file, at, base_dir, glob_))
+
+
+def _move_baseline(path: Path, base_dir: Path, suites: list[SuiteFiles], conversions: list[Converted]) -> None:
+    """The baseline's legacy entries carried to the new ids; what the gate will see, said."""
+    try:
+        baseline = load_baseline(path)
+    except AgentevalError as exc:
+        print(f"baseline {path.as_posix()} not updated: {exc}")
+        return
+    if baseline is None:
+        return
+    moved, carried = carried_baseline(baseline, suites, conversions, lambda key: _resolved(base_dir, key))
+    if moved != baseline:
+        write_baseline(path, moved)
+        print(f"updated {path.as_posix()}: {len(carried)} case(s) carried to their new ids")
+    changed = [c for c in carried if c.changed]
+    if changed:
+        flags = "".join(f" --case {shlex.quote(f'{c.suite}/{c.new[0]}/{c.new[1]}')}" for c in changed)
+        print(f"{len(changed)} case(s) expect something new after the conversion (an initial session): the gate "
+              f"shows them as incomparable until you accept them: agenteval run && agenteval accept{flags}")
+
+
+def _resolved(base_dir: Path, key: str) -> Path | None:
+    """The file a baseline eval_set_id names, if it is a path (a legacy file's id is its path
+    as `run` was given it: relative to the working folder then, usually the project's)."""
+    try:
+        return next((p.resolve() for p in (Path(key), base_dir / key) if p.is_file()), None)
+    except (OSError, ValueError):
+        return None

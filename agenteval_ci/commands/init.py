@@ -5,24 +5,36 @@ installed), writes agenteval.yaml, the gate and accept workflows and a .gitignor
 the results file, runs the suites once and accepts the results as the first baseline,
 then says what to commit. Run again, it changes nothing: an existing file is kept unless
 `--force`, and an existing baseline is never re-run or replaced without it.
+
+It writes only a config that loads: every name is quoted by a YAML emitter and escaped for
+globs, the text is read back and resolved as `run` resolves it before anything is written,
+and a name it cannot represent (bytes that are not UTF-8) is refused with exit 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import re
 import shlex
+import stat
+import sys
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
 from string import Template
+from typing import Any
+
+import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agent_logs import LOG_FILE
 from ..discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
-from ..errors import EXIT_PASSED, AgentevalError, UsageError
+from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError
+from ..readers import is_utf8, parse_yaml, path_problem, printable, read_bytes, read_json, regular_or_kind
+from ..results_file import write_atomic
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..schema.settings import JudgeSettings
 
@@ -32,6 +44,7 @@ ACCEPT_WORKFLOW = ".github/workflows/agenteval-accept.yml"
 _SKIPPED = {"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"}
 _MAX_DEPTH = 6
 _AGENT_DEFINITION = re.compile(r"^\s*(root_agent\s*[:=]|app\s*[:=]\s*App\(|(async\s+)?def\s+get_agent_async\b)", re.M)
+_EVAL_SUFFIXES = (".evalset.json", ".test.json")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -51,40 +64,66 @@ class Layout:
     legacy_files: list[str] = field(default_factory=list)  # the .test.json files in ADK's old list format
     configs: list[str] = field(default_factory=list)  # test_config.json / eval_config.json
     install: str = ""
+    unreadable: list[str] = field(default_factory=list)  # folders that could not be searched, and why
 
     def eval_sets_of(self, agent: str) -> list[str]:
-        """Eval files inside the agent's folder; with one agent, every eval file."""
+        """Eval files inside the agent's folder and no deeper agent's; with one agent, every eval file."""
         if len(self.agents) == 1:
             return self.eval_files
-        return [f for f in self.eval_files if f.startswith(agent + "/")]
+        return [f for f in self.eval_files if _owner(f, self.agents) == agent]
 
 
-def _walk(root: Path):
-    """(folder relative to root, file names) for every folder worth searching."""
-    for folder, dirs, files in os.walk(root):
-        depth = len(Path(folder).relative_to(root).parts)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED and depth < _MAX_DEPTH
-                         and not (Path(folder) / d / "pyvenv.cfg").exists())
-        yield Path(folder).relative_to(root), sorted(files)
+def _owner(path: str, agents: list[str]) -> str | None:
+    """The innermost agent folder holding the file."""
+    holders = [a for a in agents if path.startswith(a + "/")]
+    return max(holders, key=len) if holders else None
+
+
+def _walk(root: Path, unreadable: list[str]):
+    """(folder relative to root, regular file names) for every folder worth searching. Symlinked
+    folders are not entered (a loop), and a folder that cannot be listed is noted, not fatal."""
+    def note(error: OSError) -> None:
+        where = printable(Path(error.filename).relative_to(root)) if error.filename else printable(root)
+        unreadable.append(f"{where} (cannot list it: {path_problem(error)})")
+
+    for folder, dirs, files in os.walk(root, onerror=note):
+        here = Path(folder)
+        depth = len(here.relative_to(root).parts)
+        dirs[:] = sorted(d for d in dirs if _searched(here, d, depth))
+        yield here.relative_to(root), sorted(f for f in files if not f.startswith(".") and _is_regular(here / f))
+
+
+def _searched(folder: Path, name: str, depth: int) -> bool:
+    return (not name.startswith(".") and name not in _SKIPPED and depth < _MAX_DEPTH
+            and not _is_regular(folder / name / "pyvenv.cfg"))
+
+
+def _is_regular(path: Path) -> bool:
+    """A regular file (after symlinks); never raises, never opens it."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _source(path: Path) -> str:
+    """A Python file's text, or "" when it cannot be read."""
+    try:
+        return read_bytes(path).decode("utf-8", errors="replace")
+    except InputError:
+        return ""
 
 
 def _defines_agent(folder: Path, files: list[str]) -> bool:
     candidates = [folder / name for name in ("agent.py", "__init__.py") if name in files]
-    return "__init__.py" in files and any(_AGENT_DEFINITION.search(_text(p)) for p in candidates)
-
-
-def _text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
+    return "__init__.py" in files and any(_AGENT_DEFINITION.search(_source(p)) for p in candidates)
 
 
 def _is_legacy(path: Path) -> bool:
     try:
-        return isinstance(json.loads(_text(path)), list)
-    except ValueError:
-        return False
+        return isinstance(read_json(path), list)
+    except InputError:
+        return False  # loading it for the config says what is wrong with it
 
 
 def install_command(root: Path) -> str:
@@ -101,13 +140,13 @@ def install_command(root: Path) -> str:
 
 def detect(root: Path) -> Layout:
     layout = Layout(root, install=install_command(root))
-    for folder, files in _walk(root):
+    for folder, files in _walk(root, layout.unreadable):
         posix = PurePosixPath(*folder.parts)
         if folder.parts and _defines_agent(root / folder, files):
             layout.agents.append(str(posix))
         for name in files:
             rel = str(posix / name)
-            if name.endswith((".evalset.json", ".test.json")):
+            if name.endswith(_EVAL_SUFFIXES):
                 layout.eval_files.append(rel)
                 if name.endswith(".test.json") and _is_legacy(root / rel):
                     layout.legacy_files.append(rel)
@@ -116,18 +155,19 @@ def detect(root: Path) -> Layout:
     return layout
 
 
-# ---------------------------------------------------------------- the files
+# ---------------------------------------------------------------- agenteval.yaml
 
 
 def _globs(files: list[str]) -> list[str]:
-    """One glob per folder and kind, so eval sets added later are picked up."""
+    """One glob per folder and kind, so eval sets added later are picked up; the folder's own
+    name escaped (a folder called `v[1]` is not a character class)."""
     globs = []
     for path in files:
         pure = PurePosixPath(path)
         kind = "*.evalset.json" if pure.name.endswith(".evalset.json") else "*.test.json"
-        glob = str(pure.parent / kind) if str(pure.parent) != "." else kind
-        if glob not in globs:
-            globs.append(glob)
+        glob_ = f"{glob.escape(str(pure.parent))}/{kind}" if str(pure.parent) != "." else kind
+        if glob_ not in globs:
+            globs.append(glob_)
     return globs
 
 
@@ -139,31 +179,82 @@ def _shared_config(layout: Layout) -> str | None:
     return None
 
 
-def project_yaml(layout: Layout) -> str:
+def suite_names(agents: list[str]) -> dict[str, str]:
+    """A unique, readable suite name per agent folder (`a.b` and `a+b` must not both be `a_b`)."""
+    if len(agents) == 1:
+        return {agents[0]: "default"}
+    names: dict[str, str] = {}
+    for agent in agents:
+        base = re.sub(r"[^\w-]", "_", agent).strip("_") or "agent"
+        name, n = base, 1
+        while name in names.values():
+            n += 1
+            name = f"{base}_{n}"
+        names[agent] = name
+    return names
+
+
+def project_data(layout: Layout) -> dict[str, Any]:
+    """What agenteval.yaml holds for this layout, as data (rendered and checked separately)."""
     if not layout.agents:
-        raise UsageError(f"no ADK agent folder under {layout.root.as_posix()} (a folder with __init__.py and an agent.py "
+        raise UsageError(f"no ADK agent folder under {printable(layout.root)} (a folder with __init__.py and an agent.py "
                          "defining root_agent); write agenteval.yaml by hand, see docs/config.md")
     if not layout.eval_files:
-        raise UsageError(f"no eval sets (*.evalset.json or *.test.json) under {layout.root.as_posix()}; "
+        raise UsageError(f"no eval sets (*.evalset.json or *.test.json) under {printable(layout.root)}; "
                          "record some with `adk web` or write them by hand, then run `agenteval init` again")
     config = _shared_config(layout)
-    lines = ["# Written by `agenteval init`; every key is in docs/config.md.", f"baseline: {DEFAULT_BASELINE}", "suites:"]
+    names = suite_names(layout.agents)
+    suites = []
     for agent in layout.agents:
         eval_sets = layout.eval_sets_of(agent)
-        if not eval_sets:
-            continue
-        lines += [f"  - name: {_suite_name(agent, layout)}", f"    agent: {agent}",
-                  "    eval_sets:", *(f"      - {json.dumps(g)}" for g in _globs(eval_sets))]
-        if config:
-            lines.append(f"    eval_config: {config}")
-    if lines[-1] == "suites:":
-        raise UsageError("found agents (" + ", ".join(layout.agents) + ") and eval sets, but no eval set inside an agent's folder; "
-                         "with several agents, say which eval sets each runs in agenteval.yaml (docs/config.md)")
-    return "\n".join(lines) + "\n"
+        if eval_sets:
+            _refuse_unwritable([agent, *eval_sets, *([config] if config else [])])
+            suites.append({"name": names[agent], "agent": agent, "eval_sets": _globs(eval_sets),
+                           **({"eval_config": config} if config else {})})
+    if not suites:
+        raise UsageError("found agents (" + ", ".join(map(printable, layout.agents)) + ") and eval sets, but no eval set inside "
+                         "an agent's folder; with several agents, say which eval sets each runs in agenteval.yaml (docs/config.md)")
+    return {"baseline": DEFAULT_BASELINE, "suites": suites}
 
 
-def _suite_name(agent: str, layout: Layout) -> str:
-    return "default" if len(layout.agents) == 1 else re.sub(r"[^A-Za-z0-9_-]", "_", agent)
+def _refuse_unwritable(paths: list[str]) -> None:
+    """A name whose bytes are not UTF-8 cannot go into a YAML file, nor be matched back."""
+    for path in paths:
+        if not is_utf8(path):
+            raise UsageError(f"{printable(path)}: the name is not valid UTF-8, so agenteval.yaml cannot name it; "
+                             "rename it, then run `agenteval init` again")
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block lists indented under their key, as people write them."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> Any:
+        return super().increase_indent(flow, False)
+
+
+def render_yaml(data: dict[str, Any]) -> str:
+    """YAML that reads back as `data`: names as they are where the emitter keeps them so, escaped
+    where it does not (a line separator in a name), and exit 2 when neither reads back."""
+    header = "# Written by `agenteval init`; every key is in docs/config.md.\n"
+    for unicode in (True, False):
+        text = header + yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=unicode, width=1_000_000)
+        if parse_yaml(DEFAULT_PROJECT_FILE, text) == data:
+            return text
+    raise UsageError(f"cannot write {DEFAULT_PROJECT_FILE} so that it reads back as written: {data!r:.300}")
+
+
+def checked_project_yaml(layout: Layout) -> str:
+    """agenteval.yaml's text, proven to load as `run` loads it (eval sets, configs, rules)."""
+    from ..project import resolve_project, validated_config
+
+    text = render_yaml(project_data(layout))
+    name = printable(layout.root / DEFAULT_PROJECT_FILE)
+    try:
+        resolve_project(name, validated_config(name, parse_yaml(name, text), layout.root), layout.root)
+    except InputError as exc:
+        raise UsageError(f"not writing {DEFAULT_PROJECT_FILE}: it would name files that do not load; fix them, then run "
+                         f"`agenteval init` again:\n{exc}") from None
+    return text
 
 
 def _yaml_scalar(value: str) -> str:
@@ -188,27 +279,47 @@ class Writer:
     force: bool
     written: list[str] = field(default_factory=list)
 
+    def check(self, rel: str) -> None:
+        """Before anything is written: nothing but a file may stand where `rel` goes, and
+        nothing but folders above it (a FIFO would be replaced, a file in the way fails late)."""
+        path = self.root / rel
+        for parent in reversed(PurePosixPath(rel).parents):
+            folder = self.root / parent
+            if str(parent) != "." and os.path.lexists(folder) and not folder.is_dir():
+                what = regular_or_kind(folder) or ("a broken symlink" if not folder.exists() else "is a file")
+                raise UsageError(f"{printable(folder)}: {what}, where init needs a folder for {rel}")
+        kind = regular_or_kind(path)
+        if kind:
+            raise UsageError(f"{printable(path)}: {kind}; init writes a file there (move it away)")
+
     def write(self, rel: str, text: str) -> None:
         path = self.root / rel
-        if path.is_file() and path.read_text(encoding="utf-8") == text:
+        data = text.encode("utf-8")
+        old = read_bytes(path) if os.path.lexists(path) else None
+        if old == data:
             print(f"unchanged {rel}")
             return
-        if path.exists() and not self.force:
+        if old is not None and not self.force:
             print(f"kept      {rel} (it exists; --force replaces it)")
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_atomic(path, data)
         self.written.append(rel)
         print(f"wrote     {rel}")
 
     def ignore(self, line: str) -> None:
-        """Add a line to .gitignore unless it is there."""
+        """Add a line to .gitignore unless it is there; the file's bytes are kept as they are
+        (any encoding, its own line endings) and only appended to."""
         path = self.root / ".gitignore"
-        text = _text(path) if path.is_file() else ""
-        if line in text.splitlines():
+        old = read_bytes(path) if os.path.lexists(path) else None
+        entry = line.encode("utf-8")
+        if old and entry in (existing.strip() for existing in old.splitlines()):
             print(f"unchanged .gitignore (already ignores {line})")
             return
-        path.write_text(text + ("" if not text or text.endswith("\n") else "\n") + line + "\n", encoding="utf-8")
+        newline = b"\r\n" if old and b"\r\n" in old else b"\n"
+        if old is None:
+            write_atomic(path, entry + newline)
+        else:
+            _append(path, (b"" if not old or old.endswith(b"\n") else newline) + entry + newline)
         self.written.append(".gitignore")
         print(f"wrote     .gitignore (ignores {line}, what `agenteval run` writes)")
 
@@ -220,6 +331,18 @@ def action_note() -> str:
     return (f"the workflows use the action {ACTION}, a placeholder: this agenteval-ci ({VERSION}) is a development build, "
             f"not a release. Replace {REPOSITORY} in {GATE_WORKFLOW} and {ACCEPT_WORKFLOW} with the GitHub repository "
             "that hosts the action before you commit them, or the workflows cannot start")
+
+
+def _append(path: Path, data: bytes) -> None:
+    """Append in place (a symlinked or hard-linked .gitignore stays one), in one write."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise UsageError(f"{printable(path)}: cannot append to it: {path_problem(exc)}") from None
 
 
 def _first_baseline(root: Path) -> None:
@@ -249,7 +372,7 @@ def next_steps(layout: Layout, files: list[str]) -> str:
     if layout.legacy_files:
         legacy = (f"\n{len(layout.legacy_files)} eval file(s) use ADK's legacy .test.json format ({', '.join(layout.legacy_files[:3])}"
                   f"{', ...' if len(layout.legacy_files) > 3 else ''}): `agenteval convert` turns them into EvalSets, "
-                  "with the initial session they need.\n")
+                  "with the initial session they need, and updates agenteval.yaml and the baseline to match.\n")
     return f"""{legacy}
 next steps:
   1. commit:  {_cd(layout.root)}git add {' '.join(files)} && git commit -m "Gate the agent with agenteval"
@@ -259,18 +382,62 @@ next steps:
   then every PR gets a comment and the check; a maintainer comments `/agenteval accept` to take intended changes."""
 
 
+def _shadows_a_module(agent: str, root: Path) -> bool:
+    """A top-level agent folder named like a standard or installed module (`google`, `calendar`)."""
+    from importlib.machinery import PathFinder
+
+    if "/" in agent or not agent.isidentifier():
+        return False
+    here = root.resolve()
+    elsewhere = [p for p in sys.path if p and Path(p).resolve() != here]
+    return agent in sys.stdlib_module_names or PathFinder.find_spec(agent, elsewhere) is not None
+
+
+def _project_root(folder: str) -> Path:
+    root = Path(folder)
+    try:
+        is_folder = stat.S_ISDIR(os.stat(root).st_mode)
+    except FileNotFoundError:
+        is_folder = False
+    except OSError as exc:
+        raise UsageError(f"{folder}: {path_problem(exc)}") from None
+    if not is_folder:
+        raise UsageError(f"{folder}: no such folder")
+    return root
+
+
+def _kept_config_loads(root: Path) -> None:
+    """An agenteval.yaml init keeps must load, or the gate it sets up cannot run."""
+    from ..project import load_project
+
+    try:
+        load_project(root / DEFAULT_PROJECT_FILE)
+    except InputError as exc:
+        raise UsageError(f"{DEFAULT_PROJECT_FILE} exists and does not load; fix it, or replace it with "
+                         f"`agenteval init --force`:\n{exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
-    root = Path(args.folder)
-    if not root.is_dir():
-        raise UsageError(f"{args.folder}: no such folder")
+    root = _project_root(args.folder)
     layout = detect(root)
-    print(f"found: {len(layout.agents)} ADK agent(s) ({', '.join(layout.agents) or 'none'}), {len(layout.eval_files)} eval file(s), "
-          f"{len(layout.configs)} eval config(s); install: {layout.install or 'nothing (no requirements.txt, pyproject.toml or uv.lock)'}")
+    print(f"found: {len(layout.agents)} ADK agent(s) ({', '.join(map(printable, layout.agents)) or 'none'}), "
+          f"{len(layout.eval_files)} eval file(s), {len(layout.configs)} eval config(s); "
+          f"install: {layout.install or 'nothing (no requirements.txt, pyproject.toml or uv.lock)'}")
+    for folder in layout.unreadable:
+        print(f"skipped   {folder}")
+    for agent in layout.agents:
+        if _shadows_a_module(agent, root):
+            print(f"note:     the agent folder {printable(agent)} has the name of an installed module; its absolute imports "
+                  "of itself may not work, and `python -m` from this folder imports the folder instead of the module")
     writer = Writer(root, args.force)
-    if (root / DEFAULT_PROJECT_FILE).is_file() and not args.force:
+    for rel in (DEFAULT_PROJECT_FILE, GATE_WORKFLOW, ACCEPT_WORKFLOW, ".gitignore", DEFAULT_RESULTS, DEFAULT_BASELINE):
+        writer.check(rel)
+    keep_config = os.path.lexists(root / DEFAULT_PROJECT_FILE) and not args.force
+    if keep_config:
+        _kept_config_loads(root)
         print(f"kept      {DEFAULT_PROJECT_FILE} (it exists; --force replaces it)")
     else:
-        writer.write(DEFAULT_PROJECT_FILE, project_yaml(layout))
+        writer.write(DEFAULT_PROJECT_FILE, checked_project_yaml(layout))
     writer.write(GATE_WORKFLOW, workflow("gate.yml", DEFAULT_PROJECT_FILE, layout.install))
     writer.write(ACCEPT_WORKFLOW, workflow("accept.yml", DEFAULT_PROJECT_FILE, layout.install))
     for generated in (DEFAULT_RESULTS, LOG_FILE.as_posix()):

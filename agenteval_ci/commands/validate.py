@@ -1,9 +1,15 @@
-"""`agenteval validate PATH...`: check eval sets and configs; usable as a pre-commit hook.
+"""`agenteval validate PATH...`: check eval sets, configs and agenteval.yaml; a pre-commit hook.
 
-Folders are searched recursively for *.test.json, *.evalset.json, test_config.json,
-eval_config.json and *.session.json. A file is told apart by what it holds: an object
-with a config's keys (`criteria`, ...) is an eval config whatever its name. Exit 0 when
-everything is valid, 1 when a file has a problem.
+Folders are searched recursively for agenteval.yaml, *.test.json, *.evalset.json,
+test_config.json, eval_config.json and *.session.json. A file is told apart by what it holds:
+an object with a config's keys (`criteria`, ...) is an eval config whatever its name; a
+.yaml/.yml file is a project file. What `run` would reject without running the agent is
+reported: a project's suites are resolved as `run` resolves them (globs, eval sets, configs,
+argument rules against the expected tools, thresholds) and each suite's agent must exist; an
+eval config's argument rules are checked against the eval sets that use it. The project file
+governing a file named (the nearest agenteval.yaml above it) is checked too, so an edit to
+an eval set that breaks a rule in agenteval.yaml fails the hook. Exit 0 when everything is
+valid, 1 when a file has a problem.
 """
 
 from __future__ import annotations
@@ -11,14 +17,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..discovery import CONFIG_NAMES, looks_like_eval_config
-from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
-from ..loader import eval_set_from_data, load_eval_config, read_json
+from ..discovery import CONFIG_NAMES, discover_eval_config, find_project_file, looks_like_eval_config
+from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
+from ..loader import LoadedEvalSet, config_rule_problems, eval_set_from_data, load_eval_config, load_eval_set, read_json
+from ..readers import printable
+from ..schema.project import DEFAULT_PROJECT_FILE
 from ._common import files_in, print_warnings
 from .convert import read_session
 
-
-_PATTERNS = ("*.test.json", "*.evalset.json", *CONFIG_NAMES, "*.session.json")
+_EVAL_SET_PATTERNS = ("*.test.json", "*.evalset.json")
+_PATTERNS = (DEFAULT_PROJECT_FILE, *_EVAL_SET_PATTERNS, *CONFIG_NAMES, "*.session.json")
+_PROJECT_SUFFIXES = (".yaml", ".yml")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -26,18 +35,61 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def check_file(path: Path) -> str:
-    """A one-line description of a valid file; raises InputError for an invalid one."""
+    """A one-line description of a valid file; raises AgentevalError for an invalid one."""
+    if path.name.endswith(_PROJECT_SUFFIXES):
+        return _check_project(path)
     if path.name.endswith(".session.json"):
         return _check_session(path)
     data = read_json(path)
     if path.name.endswith("config.json") or looks_like_eval_config(data):
-        config = load_eval_config(path)
-        print_warnings(config.warnings)
-        return f"eval config, {len(config.config.criteria)} criteria"
+        return _check_eval_config(path)
     loaded = eval_set_from_data(path.as_posix(), data)
     print_warnings(loaded.warnings)
     kind = "legacy test file" if loaded.legacy else "eval set"
     return f"{kind}, {len(loaded.eval_set.eval_cases)} case(s)"
+
+
+def _check_project(path: Path) -> str:
+    """agenteval.yaml resolved as `run` resolves it, and every suite's agent found (not run)."""
+    from ..agents import agent_problem
+    from ..project import load_project
+
+    project = load_project(path)
+    print_warnings(project.warnings)
+    problems = []
+    for i, suite in enumerate(project.suites):
+        try:
+            problem = agent_problem(suite.agent, suite.base_dir)
+        except (OSError, ValueError) as exc:
+            problem = f"cannot look for it: {exc}"
+        if problem:
+            problems.append(Problem(project.path, f"$.suites[{i}].agent", problem))
+    if problems:
+        raise InputError(problems)
+    eval_sets = [s for suite in project.suites for s in suite.eval_sets]
+    cases = sum(len(s.cases) for s in eval_sets)
+    return f"project, {len(project.suites)} suite(s), {len(eval_sets)} eval set file(s), {cases} case(s)"
+
+
+def _check_eval_config(path: Path) -> str:
+    """The config, and its argument rules against the expected calls of the eval sets that use it."""
+    config = load_eval_config(path)
+    print_warnings(config.warnings)
+    users = eval_sets_using(path)
+    problems = config_rule_problems(config, (case for s in users for case in s.eval_set.eval_cases))
+    if problems:
+        raise InputError(problems)
+    used_by = f", used by {len(users)} eval set file(s)" if users else ""
+    return f"eval config, {len(config.config.criteria)} criteria{used_by}"
+
+
+def eval_sets_using(config: Path) -> list[LoadedEvalSet]:
+    """The eval sets that take this config when run: beside it, or below it for the starter
+    pack's eval_config.json (as `run` finds a config for an eval set)."""
+    top = config.parent
+    candidates = sorted({f for pattern in _EVAL_SET_PATTERNS for f in top.rglob(pattern) if f.is_file()})
+    resolved = config.resolve()
+    return [load_eval_set(f) for f in candidates if (found := discover_eval_config(f, top)) and found.resolve() == resolved]
 
 
 def _check_session(path: Path) -> str:
@@ -46,16 +98,32 @@ def _check_session(path: Path) -> str:
     return "session"
 
 
-def run(args: argparse.Namespace) -> int:
-    files = files_in(args.paths, _PATTERNS)
-    if not files:
-        raise UsageError("no eval sets or configs found in " + ", ".join(args.paths))
-    invalid = 0
+def _with_governing_projects(files: list[Path]) -> list[tuple[Path, str]]:
+    """The files, then each project file above them not named already (with why it is checked)."""
+    checked = [(f, "") for f in files]
+    seen = {f.resolve() for f in files}
     for path in files:
+        if path.name.endswith(_PROJECT_SUFFIXES):
+            continue
+        project = find_project_file(path.parent)
+        if project is not None and project.resolve() not in seen:
+            seen.add(project.resolve())
+            checked.append((project, f" (the project of {printable(path)})"))
+    return checked
+
+
+def run(args: argparse.Namespace) -> int:
+    named = files_in(args.paths, _PATTERNS)
+    if not named:
+        raise UsageError("no agenteval.yaml, eval sets or configs found in " + ", ".join(args.paths))
+    checked = _with_governing_projects(named)
+    invalid = 0
+    for path, why in checked:
+        shown = printable(path.as_posix())
         try:
-            print(f"ok      {path.as_posix()} ({check_file(path)})")
+            print(f"ok      {shown}{why} ({check_file(path)})")
         except AgentevalError as exc:
             invalid += 1
-            print(f"INVALID {path.as_posix()}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
-    print(f"\n{len(files)} file(s) checked, {invalid} invalid")
+            print(f"INVALID {shown}{why}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
+    print(f"\n{len(checked)} file(s) checked, {invalid} invalid")
     return EXIT_FAILED if invalid else EXIT_PASSED

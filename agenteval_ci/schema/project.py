@@ -61,6 +61,11 @@ class SuiteConfig(StrictModel):
     def _paths_parse(cls, value: ToolArgs) -> ToolArgs:
         return check_tool_args(value)
 
+    @field_validator("eval_config")
+    @classmethod
+    def _eval_config_is_a_file_path(cls, value: Optional[str]) -> Optional[str]:
+        return value if value is None else check_file_path(value)
+
     @field_validator("num_runs")
     @classmethod
     def _runs_in_range(cls, value: Union[int, str]) -> Union[int, str]:
@@ -91,11 +96,37 @@ class SuiteConfig(StrictModel):
         return [value] if isinstance(value, str) else value
 
 
+MAX_NAME_BYTES = 255  # of one file or folder name (Linux's NAME_MAX)
+MAX_PATH_BYTES = 4095
+
+
+def check_file_path(value: str) -> str:
+    """A path that can name a file: what the OS would refuse is refused here, naming the key."""
+    if not value.strip():
+        raise ValueError("is empty; name a file")
+    if "\0" in value:
+        raise ValueError("holds a NUL character")
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATH_BYTES:
+        raise ValueError(f"is {size:,} bytes long; a path is at most {MAX_PATH_BYTES:,}")
+    if value.split("/")[-1] in ("", ".", ".."):
+        raise ValueError("names a folder; name a file")
+    longest = max(PurePosixPath(value).parts, key=lambda part: len(part.encode("utf-8", "surrogatepass")))
+    if len(longest.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        raise ValueError(f"holds a name of more than {MAX_NAME_BYTES} bytes ({longest[:40]!r}...)")
+    return value
+
+
 class ProjectConfig(StrictModel):
     baseline: str = DEFAULT_BASELINE  # relative to agenteval.yaml's folder
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
     suites: list[SuiteConfig] = Field(min_length=1)
+
+    @field_validator("baseline")
+    @classmethod
+    def _baseline_is_a_file_path(cls, value: str) -> str:
+        return check_file_path(value)
 
     @property
     def baseline_named(self) -> bool:

@@ -4,6 +4,7 @@ the legacy file, and that score the same."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -112,3 +113,106 @@ def test_every_legacy_file_of_the_compat_corpus_converts_and_loads_in_google_adk
     assert len(converted) >= 8
     for path in converted:
         assert AdkEvalSet.model_validate_json(path.read_text()).eval_cases
+
+
+# ---------------------------------------------------------------- the project follows (issue 24)
+
+PROJECT = f"""# the home agent's gate
+baseline: .agenteval/baseline.json
+suites:
+  - name: home
+    agent: {AGENT}   # offline
+    eval_sets: [{{globs}}]   # legacy files
+"""
+
+
+def _legacy_project(tmp_path: Path, globs: str, session: bool = False) -> Path:
+    shutil.copytree(LEGACY, tmp_path / "eval")
+    if not session:
+        (tmp_path / "eval" / "initial.session.json").unlink()
+    (tmp_path / "agenteval.yaml").write_text(PROJECT.replace("{globs}", globs))
+    (tmp_path / ".git").mkdir()
+    return tmp_path / "agenteval.yaml"
+
+
+def _baseline_keys(project: Path) -> dict[str, list[str]]:
+    suites = json.loads((project / ".agenteval" / "baseline.json").read_text())["suites"]
+    return {f"{s}/{e}": sorted(cases) for s, sets in suites.items() for e, cases in sets.items()}
+
+
+def test_after_convert_run_is_green_without_a_hand_edit(tmp_path, monkeypatch, capsys):
+    config = _legacy_project(tmp_path, '"eval/*.test.json"')
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "-q"]) == 0 and main(["accept"]) == 0
+    assert _baseline_keys(tmp_path) == {"home/eval/home.test.json": ["eval/home.test.json"],
+                                        "home/eval/old_format.test.json": ["lights_then_heat"]}
+    capsys.readouterr()
+    assert main(["convert", "eval"]) == 0
+    out = capsys.readouterr().out
+    assert "updated agenteval.yaml at $.suites[0].eval_sets[0]: 'eval/*.test.json' -> 'eval/*.evalset.json'" in out
+    assert "updated .agenteval/baseline.json: 2 case(s) carried to their new ids" in out
+    assert "delete them when you are ready: git rm eval/home.test.json eval/old_format.test.json" in out
+    # Edited in place: comments and layout stay, only the glob changed.
+    assert config.read_text() == PROJECT.replace("{globs}", '"eval/*.evalset.json"')
+    assert _baseline_keys(tmp_path) == {"home/home": ["home"], "home/old_format": ["lights_then_heat"]}
+    assert main(["run"]) == 0
+    assert "cases: 2 unchanged" in capsys.readouterr().out
+    for legacy in (tmp_path / "eval").glob("*.test.json"):  # the advice, followed
+        legacy.unlink()
+    assert main(["run"]) == 0 and main(["convert", "eval"]) == 2  # nothing left to convert
+    assert "no *.test.json files in eval" in capsys.readouterr().err
+
+
+def test_a_glob_that_cannot_be_renamed_gets_the_exact_edit_and_run_stays_green(tmp_path, monkeypatch, capsys):
+    config = _legacy_project(tmp_path, '"eval/*.evalset.json", "eval/*.test.json"')
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(ROOT / "examples" / "home_automation" / "evals" / "basic" / "home.evalset.json", tmp_path / "eval" / "basic.evalset.json")
+    assert main(["run", "-q"]) == 0 and main(["accept"]) == 0
+    before = config.read_text()
+    capsys.readouterr()
+    assert main(["convert", "eval"]) == 0
+    out = capsys.readouterr().out
+    assert "agenteval.yaml at $.suites[0].eval_sets: remove 'eval/*.test.json' (the other globs match the new files)" in out
+    assert config.read_text() == before
+    assert "home/home" in _baseline_keys(tmp_path) and "home/eval/home.test.json" in _baseline_keys(tmp_path)
+    assert main(["run"]) == 0  # both the legacy and the new files run, each against its own entry
+    config.write_text(before.replace(', "eval/*.test.json"', ""))  # the edit, made by hand
+    assert main(["run"]) == 0
+    assert "removed" in capsys.readouterr().out  # the legacy entries, shown once they no longer run
+
+
+def test_a_session_added_by_conversion_is_said_with_the_accept_to_run(tmp_path, monkeypatch, capsys):
+    _legacy_project(tmp_path, '"eval/*.test.json"', session=True)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "-q"]) == 0 and main(["accept"]) == 0
+    capsys.readouterr()
+    assert main(["convert", "eval"]) == 0
+    out = capsys.readouterr().out
+    assert "1 case(s) expect something new after the conversion (an initial session)" in out
+    assert "agenteval run && agenteval accept --case home/home/home" in out
+    assert main(["run"]) == 0 and main(["accept", "--case", "home/home/home"]) == 0
+    assert main(["run"]) == 0
+    assert "cases: 2 unchanged" in capsys.readouterr().out
+
+
+def test_odd_targets_and_sources_are_exit_2_naming_the_file(legacy, capsys):
+    target = legacy / "home.evalset.json"
+    target.write_bytes(b"caf\xe9")  # not UTF-8: compared as bytes, replaced with --force
+    assert main(["convert", str(legacy / "home.test.json")]) == 2
+    assert "exists and differs from the conversion" in capsys.readouterr().out
+    assert main(["convert", str(legacy / "home.test.json"), "--force"]) == 0
+    assert json.loads(target.read_text())["eval_set_id"] == "home"
+    target.unlink()
+    os.mkfifo(target)
+    assert main(["convert", str(legacy / "home.test.json"), "--force"]) == 2
+    assert f"{target.as_posix()}: is a FIFO (named pipe), not a file" in capsys.readouterr().out
+    target.unlink()
+    old = json.loads((legacy / "old_format.test.json").read_text())
+    old[0]["initial_session"] = True
+    (legacy / "old_format.test.json").write_text(json.dumps(old))
+    assert main(["convert", str(legacy / "old_format.test.json")]) == 2
+    assert "old_format.test.json at $[0].initial_session: a session must be an object" in capsys.readouterr().out
+    shutil.copy(legacy / "home.test.json", legacy / "ho-me.test.json")
+    shutil.copy(legacy / "home.test.json", legacy / "ho_me.test.json")
+    assert main(["convert", str(legacy / "ho-me.test.json"), str(legacy / "ho_me.test.json")]) == 2
+    assert "both convert to" in capsys.readouterr().out

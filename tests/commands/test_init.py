@@ -119,7 +119,9 @@ def test_force_rewrites_what_init_wrote(tmp_path, capsys):
     shutil.copytree(SAMPLE, tmp_path / "p")
     assert main(["init", str(tmp_path / "p"), "--no-run"]) == 0
     (tmp_path / "p" / "agenteval.yaml").write_text("suites: []\n")
-    assert main(["init", str(tmp_path / "p"), "--no-run"]) == 0
+    capsys.readouterr()
+    assert main(["init", str(tmp_path / "p"), "--no-run"]) == 2  # kept, but a gate on it could not run
+    assert "agenteval.yaml exists and does not load; fix it, or replace it with `agenteval init --force`" in capsys.readouterr().err
     assert (tmp_path / "p" / "agenteval.yaml").read_text() == "suites: []\n"
     assert main(["init", str(tmp_path / "p"), "--no-run", "--force"]) == 0
     assert "garden_shop" in (tmp_path / "p" / "agenteval.yaml").read_text()
@@ -161,3 +163,74 @@ def test_generated_workflows_lint(tmp_path, install):
     for linter in linters:
         result = subprocess.run([*linter, *files], capture_output=True, text=True, cwd=tmp_path)
         assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_unreadable_files_and_folders_for_a_user_permissions_apply_to():
+    """Skipped with a note where they cannot matter, exit 2 naming them where they do; never a traceback."""
+    from tests.unprivileged import agenteval, shared_folder
+
+    work = shared_folder()
+    try:
+        project = work / "p"
+        shutil.copytree(SAMPLE, project)
+        (project / ".git").mkdir()
+        os.system(f"chmod -R a+rwX {project}")
+        (project / "notes").mkdir()
+        (project / "notes").chmod(0)  # nothing of ours in it: skipped, said
+        (project / "garden_shop" / "tools.py").chmod(0)  # not read by init
+        done = agenteval(["init", "--no-run"], project)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "skipped   notes (cannot list it: permission denied)" in done.stdout
+        assert (project / "agenteval.yaml").is_file()
+        (project / "agenteval.yaml").unlink()
+        (project / "tests" / "eval" / "evalsets" / "hours.evalset.json").chmod(0)  # the config would name it
+        done = agenteval(["init", "--no-run"], project)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert "not writing agenteval.yaml" in done.stderr and "hours.evalset.json: cannot read the file: permission denied" in done.stderr
+        assert not (project / "agenteval.yaml").exists()
+    finally:
+        os.system(f"chmod -R u+rwX {work}")
+        shutil.rmtree(work)
+
+
+ODD_FOLDERS = ["null", "123", "true", "a: b", "#x", "%x", "&x", "a.b", "a+b", "\U0001F916", "v[1]", "x:y", "-x"]
+
+
+def test_yaml_special_and_odd_folder_names_are_written_so_they_load_and_run(tmp_path, capsys, monkeypatch):
+    """The issue's names, all in one project: every suite loads, runs and passes (offline ADK agents)."""
+    pytest.importorskip("google.adk", reason="google-adk (test extra) is not installed")
+    from tests.fuzz_engine import load_engine
+
+    fuzz = load_engine()
+    layout = fuzz.InitLayout(ODD_FOLDERS, [(name, "evalset") for name in ODD_FOLDERS], None, [])
+    fuzz.write_layout(tmp_path / "p", layout)
+    (tmp_path / ".git").mkdir()
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    assert main(["init", "--no-run", str(tmp_path / "p")]) == 0
+    config = yaml.safe_load((tmp_path / "p" / "agenteval.yaml").read_text(encoding="utf-8"))
+    assert [s["agent"] for s in config["suites"]] == sorted(ODD_FOLDERS)
+    names = [s["name"] for s in config["suites"]]
+    assert len(set(names)) == len(names) and {"a_b", "a_b_2"} <= set(names)
+    assert main(["validate", str(tmp_path / "p" / "agenteval.yaml")]) == 0
+    with fuzz._modules_dropped_after(tmp_path / "p"):
+        assert main(["run", "--config", str(tmp_path / "p" / "agenteval.yaml")]) == 0
+    assert f"{len(ODD_FOLDERS)} case(s): {len(ODD_FOLDERS)} passed" in capsys.readouterr().out
+    (tmp_path / "p" / "agenteval.yaml").unlink()
+    fuzz.write_layout(tmp_path / "q", fuzz.InitLayout([os.fsdecode(b"caf\xe9")], [(os.fsdecode(b"caf\xe9"), "evalset")], None, []))
+    assert main(["init", "--no-run", str(tmp_path / "q")]) == 2
+    assert "caf\\xe9: the name is not valid UTF-8, so agenteval.yaml cannot name it" in capsys.readouterr().err
+    assert not (tmp_path / "q" / "agenteval.yaml").exists()
+
+
+@pytest.mark.parametrize("where, code", [(".gitignore", 2), ("agenteval.yaml", 2), ("garden_shop/agent.py", 2),
+                                         ("tests/eval/evalsets/fifo.evalset.json", 0)])
+def test_a_fifo_where_init_reads_never_hangs_it(tmp_path, where, code, capsys):
+    """A FIFO where a file should be: refused at once (or, matched by no glob, passed by)."""
+    from tests.test_paths import _within
+
+    shutil.copytree(SAMPLE, tmp_path / "p")
+    (tmp_path / "p" / where).unlink(missing_ok=True)
+    os.mkfifo(tmp_path / "p" / where)
+    assert _within(30, ["init", "--no-run", str(tmp_path / "p")]) == code
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and (code == 0 or "is a FIFO (named pipe), not a file" in err or "no ADK agent folder" in err), err

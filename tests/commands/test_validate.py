@@ -48,3 +48,79 @@ def test_informational_metrics_take_no_threshold(tmp_path, capsys):
     _write(tmp_path / "test_config.json", {"criteria": {"token_usage_v1": 100}})
     assert main(["validate", str(tmp_path / "test_config.json")]) == 1
     assert "informational" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- agenteval.yaml (issue 24)
+
+HOME = Path(__file__).resolve().parents[2] / "examples" / "home_automation"
+RULED_SET = {"eval_set_id": "ruled", "eval_cases": [{"eval_id": "light", "conversation": [{
+    "user_content": {"parts": [{"text": "Turn on the kitchen light"}]},
+    "final_response": {"parts": [{"text": "The kitchen light is now on."}]},
+    "intermediate_data": {"tool_uses": [{"name": "set_light", "args": {"room": "kitchen", "on": True}}]}}]}]}
+
+
+def _ruled_project(tmp_path: Path, rules: str, extra: str = "") -> Path:
+    _write(tmp_path / "evals" / "home.evalset.json", RULED_SET)
+    config = tmp_path / "agenteval.yaml"
+    config.write_text(f"suites:\n  - agent: {HOME / 'agent.py'}:handle\n    eval_sets: evals/*.evalset.json\n"
+                      f"    criteria: {{tool_argument_match_score: 0.9}}\n    tool_args: {rules}\n{extra}")
+    (tmp_path / ".git").mkdir(exist_ok=True)  # the repository root: the search for the project file stops here
+    return config
+
+
+def test_agenteval_yaml_is_checked_as_run_would_load_it(tmp_path, capsys):
+    config = _ruled_project(tmp_path, "{set_light: {room: text}}")
+    assert main(["validate", str(config)]) == 0
+    assert "(project, 1 suite(s), 1 eval set file(s), 1 case(s))" in capsys.readouterr().out
+    bad = {
+        "{set_lights: {room: text}}": "$.suites[0].tool_args.set_lights: no case expects a call of 'set_lights' (expected tools: set_light)",
+        "{set_light: {rooms: text}}": "$.suites[0].tool_args.set_light.rooms: 'rooms' leads into nothing",
+    }
+    for rules, message in bad.items():
+        _ruled_project(tmp_path, rules)
+        assert main(["validate", str(config)]) == 1
+        assert message in capsys.readouterr().out
+        assert main(["run", "--config", str(config)]) == 2  # what validate catches is what run refuses
+        assert message in capsys.readouterr().err
+    _ruled_project(tmp_path, "{}", "    concurency: 3\n    num_runs: 0\n")
+    assert main(["validate", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert "$.suites[0].concurency: unknown key" in out and "$.suites[0].num_runs" in out
+
+
+def test_a_suite_whose_agent_is_missing_is_invalid_without_running_anything(tmp_path, capsys):
+    config = _ruled_project(tmp_path, "{}")
+    for agent, message in [("no_such_agent", "no agent folder, .py file or module 'no_such_agent'"),
+                           ("gone.py:handle", "no such file: "), ("evals", "is a folder without __init__.py")]:
+        config.write_text(config.read_text().replace(f"{HOME / 'agent.py'}:handle", agent))
+        assert main(["validate", str(config)]) == 1
+        assert f"agenteval.yaml at $.suites[0].agent: " in (out := capsys.readouterr().out) and message in out
+        config.write_text(config.read_text().replace(f"agent: {agent}", f"agent: {HOME / 'agent.py'}:handle"))
+
+
+def test_an_eval_set_named_alone_brings_its_project_along(tmp_path, capsys):
+    """pre-commit passes only the changed eval set; a rule it breaks in agenteval.yaml must fail."""
+    _ruled_project(tmp_path, "{set_light: {room: text}}")
+    evalset = tmp_path / "evals" / "home.evalset.json"
+    assert main(["validate", str(evalset)]) == 0
+    assert f"(the project of {evalset.as_posix()})" in capsys.readouterr().out
+    edited = json.loads(json.dumps(RULED_SET))
+    edited["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_uses"][0]["name"] = "switch_light"
+    _write(evalset, edited)
+    assert main(["validate", str(evalset)]) == 1
+    out = capsys.readouterr().out
+    assert f"ok      {evalset.as_posix()}" in out and f"agenteval.yaml (the project of {evalset.as_posix()})\n" in out
+    assert "no case expects a call of 'set_light' (expected tools: switch_light)" in out
+
+
+def test_an_eval_configs_rules_are_checked_against_the_eval_sets_that_use_it(tmp_path, capsys):
+    _write(tmp_path / "evals" / "home.evalset.json", RULED_SET)
+    config = _write(tmp_path / "evals" / "test_config.json",
+                    {"criteria": {"tool_argument_match_score": {"threshold": 0.9, "tool_args": {"set_light": {"room": "text"}}}}})
+    assert main(["validate", str(config)]) == 0
+    assert "used by 1 eval set file(s)" in capsys.readouterr().out
+    _write(config, {"criteria": {"tool_argument_match_score": {"threshold": 0.9, "tool_args": {"dim_light": {"room": "text"}}}}})
+    assert main(["validate", str(tmp_path)]) == 1
+    assert "$.criteria.tool_argument_match_score.tool_args.dim_light: no case expects a call of 'dim_light'" in capsys.readouterr().out
+    assert main(["score", str(tmp_path / "evals" / "home.evalset.json"), "--actual", str(tmp_path / "evals" / "home.evalset.json"),
+                 "--eval-config", str(config)]) == 2  # as `score` refuses it
