@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 import traceback
 from pathlib import Path
-from typing import Awaitable, Protocol, TypeVar
+from typing import Awaitable, Protocol, TypeVar, Union
 
 from ..errors import UsageError
 from ..schema import Content, EvalCase, Invocation
+from ..schema.remote_agent import RemoteAgentConfig
 
 T = TypeVar("T")
 
@@ -49,9 +50,13 @@ class Agent(Protocol):
     def close(self) -> None: ...
 
 
-def load_agent(spec: str, base_dir: Path, workers: int = 8, where: str = "") -> Agent:
-    """The adapter for a suite's `agent`: a Python callable, else an ADK folder or module.
-    `where` names the config key the spec came from, for the error message."""
+def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int = 8, where: str = "") -> Agent:
+    """The adapter for a suite's `agent`: an agent served over HTTP, a Python callable, else an
+    ADK folder or module. `where` names the config key the spec came from, for the error message."""
+    if isinstance(spec, RemoteAgentConfig):
+        from .remote import load_remote_agent
+
+        return load_remote_agent(spec, base_dir, workers, where or "agent")
     try:
         match = CALLABLE_SPEC.match(spec)
         if match and len(match["target"]) > 1:

@@ -1,0 +1,136 @@
+"""Requests to the agent: only to the configured server, with the configured headers, retried
+only when the connection could not be made (nothing was sent), every failure a RemoteAgentError
+that says which request failed and how.
+
+The per-turn timeout lies above (run.py); a read here waits as long as the turn may.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any, Awaitable, Callable, Optional, TypeVar
+from urllib.parse import urlsplit
+
+import httpx
+import pydantic
+
+CONNECT_TRIES = 4
+RETRY_DELAYS = (0.1, 0.3, 0.9)
+CONNECT_TIMEOUT = 10.0
+EXIT_GRACE = 0.5  # seconds a dropped connection waits to learn whether the server died
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+SHOWN = 300  # characters of a bad reply quoted in the error
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+class RemoteAgentError(Exception):
+    """The agent's server failed a request (or could not be reached): fails that run."""
+
+
+def _about(what: str) -> str:
+    return f"{what}: " if what else ""
+
+
+def same_origin(url: str, other: str) -> bool:
+    a, b = urlsplit(url), urlsplit(other)
+    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+
+
+def joined(base: str, path: str) -> str:
+    return base.rstrip("/") + "/" + path.lstrip("/")
+
+
+class AgentHttp:
+    """One connection pool per suite, sized to its concurrency. `alive` names why the started
+    server is gone (or None), so a refused connection says the server died rather than retrying."""
+
+    def __init__(self, headers: dict[str, str], connections: int, alive: Callable[[], Optional[str]] = lambda: None):
+        self._headers = headers
+        self._connections = connections
+        self._alive = alive
+        self._client: Optional[httpx.AsyncClient] = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:  # made inside the run's event loop
+            limits = httpx.Limits(max_connections=self._connections, max_keepalive_connections=self._connections)
+            timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
+            self._client = httpx.AsyncClient(headers=self._headers, limits=limits, timeout=timeout, follow_redirects=False, trust_env=False)
+        return self._client
+
+    async def post_json(self, url: str, body: Any, what: str, headers: Optional[dict[str, str]] = None) -> Any:
+        response = await self.send("POST", url, what, json=body, headers=headers)
+        return reply_json(response, f"POST {url}", what)
+
+    async def get(self, url: str, what: str) -> httpx.Response:
+        return await self.send("GET", url, what)
+
+    async def send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+        """The request, retried on a refused connection; a non-2xx answer is an error."""
+        request = f"{method} {url}"
+        response = await self.retrying(lambda: self.client.request(method, url, **kwargs), request, what)
+        if not response.is_success:
+            raise RemoteAgentError(f"{_about(what)}{request} answered HTTP {response.status_code}: {_shown(response.text)}")
+        return response
+
+    async def retrying(self, call: Callable[[], Awaitable[Any]], request: str, what: str) -> Any:
+        for attempt in range(CONNECT_TRIES):
+            try:
+                return await call()
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # nothing was sent: safe to retry
+                gone = self._alive()
+                if gone:
+                    raise RemoteAgentError(f"{_about(what)}{request}: the agent's server is gone: {gone}") from None
+                if attempt + 1 == CONNECT_TRIES:
+                    raise RemoteAgentError(f"{_about(what)}{request}: cannot connect after {CONNECT_TRIES} tries: {_reason(exc)}") from None
+                await asyncio.sleep(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
+            except httpx.HTTPError as exc:  # sent, then failed: never retried (the agent may have acted)
+                gone = await self._gone_within(EXIT_GRACE)
+                why = f"the agent's server is gone: {gone}" if gone else _reason(exc)
+                raise RemoteAgentError(f"{_about(what)}{request} failed after the request was sent: {why}") from None
+        raise AssertionError("unreachable")
+
+    async def _gone_within(self, seconds: float) -> Optional[str]:
+        """A server that dropped the connection as it died is reaped a moment later: wait for that."""
+        for _ in range(int(seconds / 0.02)):
+            gone = self._alive()
+            if gone:
+                return gone
+            await asyncio.sleep(0.02)
+        return self._alive()
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+def reply_json(response: httpx.Response, request: str, what: str) -> Any:
+    if len(response.content) > MAX_REPLY_BYTES:
+        raise RemoteAgentError(f"{_about(what)}{request} answered {len(response.content):,} bytes; the limit is {MAX_REPLY_BYTES:,}")
+    try:
+        return json.loads(response.content)
+    except (ValueError, RecursionError) as exc:
+        raise RemoteAgentError(f"{_about(what)}{request} answered something that is not JSON ({exc}): {_shown(response.text)}") from None
+
+
+def parse_reply(model: type[M], data: Any, request: str, what: str) -> M:
+    """The reply as `model`, or an error naming the JSON path of the first problem."""
+    try:
+        return model.model_validate(data)
+    except pydantic.ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        raise RemoteAgentError(f"{_about(what)}{request} answered an invalid reply at {where}: {first['msg']}") from None
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return f"{type(exc).__name__}: {text}" if text != type(exc).__name__ else text
+
+
+def _shown(text: str) -> str:
+    text = " ".join(text.split())
+    return repr(text[:SHOWN] + ("..." if len(text) > SHOWN else "")) if text else "(empty body)"
