@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..schema import AppDetails, Content, FunctionCall, FunctionResponse, Invocation, InvocationEvent, InvocationEvents, Part, UsageMetadata
@@ -37,7 +37,7 @@ class TurnRecord:
     invocation_id: Optional[str] = None
     author: Optional[str] = None
     model_version: Optional[str] = None
-    intermediate_texts: list[tuple[str, str]] = field(default_factory=list)  # (author, text) before the final one
+    recorded: Optional[Invocation] = None  # the agent's own events, already an invocation (ADK's server)
 
 
 def as_response(value: Any) -> dict[str, Any]:
@@ -60,11 +60,10 @@ def _step_events(step: ToolStep, author: str) -> list[InvocationEvent]:
 
 
 def to_invocation(user_content: Content, turn: TurnRecord, duration: float) -> Invocation:
+    if turn.recorded is not None:
+        return turn.recorded.model_copy(update={"app_details": turn.recorded.app_details or turn.app_details, "duration": round(duration, 3)})
     author = turn.author or DEFAULT_AUTHOR
-    events = [
-        InvocationEvent(author=who, content=Content(role="model", parts=[Part(text=text)]))
-        for who, text in turn.intermediate_texts
-    ]
+    events: list[InvocationEvent] = []
     for step in turn.steps or []:
         events.extend(_step_events(step, author))
     for usage in turn.usage or []:  # one event per model call, as ADK's final-response events carry it

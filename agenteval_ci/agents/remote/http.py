@@ -69,11 +69,11 @@ class AgentHttp:
 
     async def send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         """The request, retried on a refused connection; a non-2xx answer is an error."""
-        request = f"{method} {url}"
-        response = await self.retrying(lambda: self.client.request(method, url, **kwargs), request, what)
-        if not response.is_success:
-            raise RemoteAgentError(f"{_about(what)}{request} answered HTTP {response.status_code}: {_shown(response.text)}")
-        return response
+        return checked(await self.request(method, url, what, **kwargs), what)
+
+    async def request(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
+        """The request, retried on a refused connection; any answer is returned."""
+        return await self.retrying(lambda: self.client.request(method, url, **kwargs), f"{method} {url}", what)
 
     async def retrying(self, call: Callable[[], Awaitable[Any]], request: str, what: str) -> Any:
         for attempt in range(CONNECT_TRIES):
@@ -105,6 +105,13 @@ class AgentHttp:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+def checked(response: httpx.Response, what: str) -> httpx.Response:
+    if not response.is_success:
+        request = f"{response.request.method} {response.request.url}"
+        raise RemoteAgentError(f"{_about(what)}{request} answered HTTP {response.status_code}: {_shown(response.text)}")
+    return response
 
 
 def reply_json(response: httpx.Response, request: str, what: str) -> Any:
