@@ -180,11 +180,11 @@ def _handler(store: TraceStore) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_EXPORT_BYTES:
-                store.bad_request(f"{length:,} bytes (the limit is {MAX_EXPORT_BYTES:,})")
+            try:
+                body = self._body()
+            except ValueError as exc:
+                store.bad_request(str(exc))
                 return self._answer(413, b"", "text/plain", close=True)
-            body = self.rfile.read(length)
             content_type = (self.headers.get("Content-Type") or "application/x-protobuf").lower()
             path = self.path.split("?", 1)[0].rstrip("/")
             if path in ("/v1/metrics", "/v1/logs"):
@@ -198,6 +198,26 @@ def _handler(store: TraceStore) -> type[BaseHTTPRequestHandler]:
                 return self._answer(400, str(exc).encode(), "text/plain")
             store.add(spans)
             self._ok(content_type)
+
+        def _body(self) -> bytes:
+            """Content-Length, or chunked (Node's exporter streams its body)."""
+            if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
+                length = int(self.headers.get("Content-Length") or 0)
+                if length > MAX_EXPORT_BYTES:
+                    raise ValueError(f"{length:,} bytes (the limit is {MAX_EXPORT_BYTES:,})")
+                return self.rfile.read(length)
+            chunks, total = [], 0
+            while True:
+                size = int(self.rfile.readline(100).split(b";")[0].strip() or b"0", 16)
+                total += size
+                if total > MAX_EXPORT_BYTES:
+                    raise ValueError(f"more than {MAX_EXPORT_BYTES:,} bytes")
+                if size == 0:
+                    while self.rfile.readline(8192).strip():  # trailers
+                        pass
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline(8)
 
         def _ok(self, content_type: str) -> None:
             # An empty ExportTraceServiceResponse: no bytes in protobuf, {} in JSON.

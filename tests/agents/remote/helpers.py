@@ -74,3 +74,34 @@ def group_alive(pgid: int) -> bool:
             if int(fields[2]) == pgid and fields[0] != "Z":
                 return True
     return False
+
+
+NODE_AGENT = Path(__file__).resolve().parent / "node_agent"
+NODE_CACHE = Path(__file__).resolve().parents[3] / ".agenteval" / "node-cache"
+
+
+def node_modules() -> Path:
+    """The Node test agent's packages, installed once per lockfile (npm ci into an ignored cache);
+    skips when node or npm is absent."""
+    import hashlib
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if not shutil.which("node") or not shutil.which("npm"):
+        pytest.skip("node and npm are needed for the Node.js test agent")
+    lock = (NODE_AGENT / "package-lock.json").read_bytes()
+    folder = NODE_CACHE / hashlib.sha256(lock).hexdigest()[:16]
+    if not (folder / "node_modules").is_dir():
+        staging = NODE_CACHE / f"staging-{os.getpid()}"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(NODE_AGENT / name, staging / name)
+        done = subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"], cwd=staging, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0:
+            raise RuntimeError(f"npm ci failed for the Node test agent:\n{done.stdout}\n{done.stderr}")
+        shutil.rmtree(folder, ignore_errors=True)
+        staging.rename(folder)
+    return folder / "node_modules"
