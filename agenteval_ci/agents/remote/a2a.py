@@ -18,7 +18,6 @@ from typing import Any, Optional
 from a2a.client import ClientConfig, ClientFactory
 from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
-from google.protobuf.json_format import MessageToDict
 
 from ...schema import Content, EvalCase
 from ...traces.turn import ToolStep, TurnRecord, as_response
@@ -95,8 +94,9 @@ def _history_steps(task: Any) -> Optional[list[ToolStep]]:
         for part in message.parts:
             if not part.HasField("data"):
                 continue
-            kind = next((str(v) for k, v in MessageToDict(part.metadata).items() if k.rsplit("_", 1)[-1] == "type" or k in _TYPE_KEYS), "")
-            data = MessageToDict(part.data)
+            metadata = _plain_struct(part.metadata)
+            kind = next((str(v) for k, v in metadata.items() if k in _TYPE_KEYS or k.endswith("_type")), "")
+            data = _plain(part.data)
             if kind == "function_call" and isinstance(data, dict):
                 calls.append(data)
             elif kind == "function_response" and isinstance(data, dict):
@@ -107,3 +107,19 @@ def _history_steps(task: Any) -> Optional[list[ToolStep]]:
         ToolStep(str(c.get("name")), c.get("args") or {}, as_response(responses[key]) if (key := str(c.get("id") or c.get("name"))) in responses else None, c.get("id"))
         for c in calls
     ]
+
+
+def _plain_struct(struct: Any) -> dict[str, Any]:
+    return {key: _plain(value) for key, value in struct.fields.items()}
+
+
+def _plain(value: Any) -> Any:
+    """A protobuf Value as plain JSON (without importing protobuf, which the image does not ship)."""
+    kind = value.WhichOneof("kind")
+    if kind == "struct_value":
+        return _plain_struct(value.struct_value)
+    if kind == "list_value":
+        return [_plain(v) for v in value.list_value.values]
+    if kind in (None, "null_value"):
+        return None
+    return getattr(value, kind)
