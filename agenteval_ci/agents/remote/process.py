@@ -93,7 +93,20 @@ class AgentProcess:
         try:
             self._process.wait(timeout=self._stop_timeout)
         except subprocess.TimeoutExpired:  # unkillable (uninterruptible sleep): nothing more to do
-            pass
+            return
+        _reap_orphans(pgid)  # after the leader's status is ours, so this never takes it
+
+
+def _reap_orphans(pgid: int) -> None:
+    """When we are PID 1 (the action's container), the group's orphans became our children:
+    reap their zombies, nobody else will."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-pgid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -104,14 +117,35 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 def _group_alive(pgid: int) -> bool:
-    """Any member of the group left, zombies included until reaped."""
+    """Any member of the group still running. A zombie is not: an orphan waits for PID 1 to
+    reap it, which may take seconds, or forever when PID 1 is us (a container action)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    return _running_member(pgid)
+
+
+def _running_member(pgid: int) -> bool:
+    if not os.path.isdir("/proc"):  # no procfs (macOS): killpg's answer stands
+        return True
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            group, state = _group_and_state(entry.path)
+            if group == pgid and state not in ("Z", "X"):  # zombie, dead
+                return True
+    return False
+
+
+def _group_and_state(proc_dir: str) -> tuple[int, str]:
+    try:
+        with open(f"{proc_dir}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()  # the command name may hold spaces and ")"
+    except (OSError, IndexError):
+        return (-1, "")
+    return int(fields[2]), fields[0].decode()
 
 
 # ---------------------------------------------------------------- every way out
