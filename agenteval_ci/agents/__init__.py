@@ -47,7 +47,11 @@ class Conversation(Protocol):
 class Agent(Protocol):
     async def start(self, case: EvalCase, run_index: int) -> Conversation: ...
 
-    def close(self) -> None: ...
+    async def aclose(self) -> None:
+        """Inside the run's event loop, however the run ends: release what lives in it (connection pools)."""
+
+    def close(self) -> None:
+        """After the event loop, on every way out: stop what outlives it (a started server)."""
 
 
 def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int = 8, where: str = "") -> Agent:

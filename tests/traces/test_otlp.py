@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import threading
 
 import httpx
 import pytest
@@ -80,3 +81,15 @@ def test_receiver_takes_a_turns_trace_by_trace_id_or_session_and_says_what_is_mi
         asyncio.run(scenario())
     finally:
         receiver.stop()
+
+
+def test_stopping_the_receiver_closes_exporters_connections_and_ends_its_threads():
+    OtlpReceiver().stop()  # never started (the run ended before its first case): nothing to wait for
+    receiver = OtlpReceiver().start()
+    with httpx.Client(trust_env=False) as exporter:  # keeps its connection open, as an SDK's exporter does
+        assert exporter.post(f"{receiver.endpoint}/v1/metrics", content=b"").status_code == 200
+        endpoint = receiver.endpoint
+        receiver.stop()
+        assert not [t.name for t in threading.enumerate() if t.name.startswith("agenteval-otlp")]
+        with pytest.raises(httpx.ConnectError):
+            exporter.post(f"{endpoint}/v1/metrics", content=b"")

@@ -83,33 +83,38 @@ def expand(value: str, where: str, env: dict[str, str]) -> str:
 
 
 class RemoteAgent:
+    """Loading checks the config (a `${VAR}` that is not set is an error now); nothing is bound
+    or started until the first run, so an agent that never runs holds nothing to release."""
+
     def __init__(self, config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent"):
         self.config = config
-        ours = dict(os.environ)
+        self._base_dir = base_dir
+        self._ours = dict(os.environ)
         self._kind = KINDS[config.kind](config)
-        headers = {name: expand(value, f"{where}.headers.{name}", ours) for name, value in config.headers.items()}
+        headers = {name: expand(value, f"{where}.headers.{name}", self._ours) for name, value in config.headers.items()}
+        self._suite_env = {name: expand(value, f"{where}.env.{name}", self._ours) for name, value in config.env.items()}
         self._receiver = OtlpReceiver(config.otlp_port) if config.traces else None
-        self._process = self._agent_process(base_dir, ours, where) if config.start else None
+        self._process: Optional[AgentProcess] = None
         self.http = AgentHttp(headers, workers, self._gone)
         self._up: Optional[asyncio.Task[None]] = None
 
-    def _agent_process(self, base_dir: Path, ours: dict[str, str], where: str) -> AgentProcess:
+    def _agent_process(self, start: str) -> AgentProcess:
         config = self.config
         env: dict[str, str] = {}
         port = urlsplit(config.url).port
         if port:
             env["PORT"] = str(port)
         if self._receiver:
-            env.update(self._receiver_env(ours))
-        env.update({name: expand(value, f"{where}.env.{name}", ours) for name, value in config.env.items()})
-        assert config.start is not None
-        return AgentProcess(config.start, base_dir / (config.cwd or "."), agent_environment(ours, env), base_dir / LOG_FILE, config.stop_timeout_seconds)
+            env.update(self._receiver_env())
+        env.update(self._suite_env)
+        cwd = self._base_dir / (config.cwd or ".")
+        return AgentProcess(start, cwd, agent_environment(self._ours, env), self._base_dir / LOG_FILE, config.stop_timeout_seconds)
 
-    def _receiver_env(self, ours: dict[str, str]) -> dict[str, str]:
+    def _receiver_env(self) -> dict[str, str]:
         assert self._receiver is not None
         env = self._receiver.exporter_env()
         defaults = {**_CONTENT_ENV, **(_ADK_TRACE_ENV if self.config.kind == "adk_api_server" else {})}
-        env.update({name: value for name, value in defaults.items() if name not in ours})
+        env.update({name: value for name, value in defaults.items() if name not in self._ours})
         return env
 
     def _gone(self) -> Optional[str]:
@@ -130,14 +135,22 @@ class RemoteAgent:
 
     async def _bring_up(self) -> None:
         if self._receiver:
-            self._receiver.start()
-        if self._process:
+            self._start_receiver(self._receiver)
+        if self.config.start:
             guard_exits()
+            self._process = self._agent_process(self.config.start)
             try:
                 self._process.start()
             except OSError as exc:
                 raise RemoteAgentError(f"cannot start the agent with `{self.config.start}`: {exc}") from None
         await self._wait_ready()
+
+    def _start_receiver(self, receiver: OtlpReceiver) -> None:
+        try:
+            receiver.start()
+        except OSError as exc:
+            where = f"otlp_port {self.config.otlp_port}" if self.config.otlp_port else "a free port"
+            raise RemoteAgentError(f"the OTLP receiver cannot listen on 127.0.0.1 ({where}): {exc}") from None
 
     async def _wait_ready(self) -> None:
         """Until the ready check passes, the started command exits, or the timeout."""
@@ -183,6 +196,10 @@ class RemoteAgent:
             return f"nothing accepts connections on {parts.hostname}:{port} ({exc or type(exc).__name__})"
         writer.close()
         return ""
+
+    async def aclose(self) -> None:
+        """In the run's loop, however it ended: the connection pool is closed."""
+        await self.http.close()
 
     def close(self) -> None:
         """Every exit path: the server's group and the receiver are stopped."""

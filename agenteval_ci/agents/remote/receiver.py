@@ -12,17 +12,19 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import socket
 import threading
 import zlib
 from collections import defaultdict
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Optional
+from typing import Any, Optional
 
 from ...traces.mapping import session_of
 from ...traces.otlp import OtlpError, Span, spans_from_json, spans_from_protobuf
 
 MAX_EXPORT_BYTES = 64 * 1024 * 1024
+CLOSE_WAIT_SECONDS = 2.0  # for a connection's handler to end once its socket is shut down
 
 
 @dataclass(frozen=True)
@@ -139,18 +141,51 @@ def decode_export(body: bytes, content_type: str, encoding: str) -> list[Span]:
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+    """Keeps its exporters' connections, so stopping closes them: an exporter we did not start
+    holds its keep-alive connection open, and a handler thread blocked on it would stay."""
+
     request_queue_size = 128
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]):
+        self._open: dict[socket.socket, threading.Thread] = {}
+        self._open_lock = threading.Lock()
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """ThreadingMixIn's, with each connection and its thread kept until it closes."""
+        thread = threading.Thread(target=self.process_request_thread, args=(request, client_address), name="agenteval-otlp-connection", daemon=True)
+        with self._open_lock:
+            self._open[request] = thread
+        thread.start()
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_lock:
+            self._open.pop(request, None)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        with self._open_lock:
+            still_open = list(self._open.items())
+        for connection, thread in still_open:
+            try:
+                connection.shutdown(socket.SHUT_RDWR)  # the handler's read ends; it closes the socket
+            except OSError:
+                pass
+            thread.join(CLOSE_WAIT_SECONDS)
 
 
 class OtlpReceiver:
+    """Listens from `start()` to `stop()` (a thread serving, one more per exporter connection)."""
+
     def __init__(self, port: int = 0):
         self.store = TraceStore()
-        self._server = _Server(("127.0.0.1", port), _handler(self.store))
-        self._thread = threading.Thread(target=self._server.serve_forever, name="agenteval-otlp", daemon=True)
+        self._port = port
+        self._server: Optional[_Server] = None
+        self._thread: Optional[threading.Thread] = None
 
     @property
     def endpoint(self) -> str:
+        assert self._server is not None, "the receiver is not started"
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
@@ -164,12 +199,21 @@ class OtlpReceiver:
         }
 
     def start(self) -> "OtlpReceiver":
+        self._server = _Server(("127.0.0.1", self._port), _handler(self.store))
+        self._thread = threading.Thread(target=self._server.serve_forever, name="agenteval-otlp", daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        """The listening socket and every exporter connection closed, the threads ended."""
+        server, thread = self._server, self._thread
+        if server is None or thread is None:
+            return
+        self._server = self._thread = None
+        server.shutdown()
+        thread.join()
+        server.server_close()
+        server.close_connections()
 
 
 def _handler(store: TraceStore) -> type[BaseHTTPRequestHandler]:

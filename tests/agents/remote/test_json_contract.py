@@ -4,8 +4,10 @@ no process of the agent's group left behind, never a hang."""
 
 from __future__ import annotations
 
+import gc
 import json
 import time
+import warnings
 
 import pytest
 
@@ -97,6 +99,8 @@ def test_a_running_agent_given_by_url_and_a_reply_that_breaks_the_contract(tmp_p
     import threading
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive: the connection stays open until the client closes it
+
         def log_message(self, *args):
             pass
 
@@ -111,12 +115,20 @@ def test_a_running_agent_given_by_url_and_a_reply_that_breaks_the_contract(tmp_p
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        config = write_project(tmp_path, {"kind": "http", "url": f"http://127.0.0.1:{server.server_address[1]}/"}, [weather_case("rome", ["Rome"])])
-        code, results = _run(config)
+        port = server.server_address[1]
+        config = write_project(tmp_path, {"kind": "http", "url": f"http://127.0.0.1:{port}/"}, [weather_case("rome", ["Rome"])])
+        gc.collect()  # earlier tests' garbage is not this run's
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ResourceWarning)
+            code, results = _run(config)
+            gc.collect()
     finally:
         server.shutdown()
+        server.server_close()
     assert code == 1
     assert "invalid reply at $.tool_calls[0].name: Field required" in results["cases"][0]["runs"][0]["error"]
+    # The run closed its connection pool itself; no socket to the agent was left for the garbage collector.
+    assert not [str(w.message) for w in caught if issubclass(w.category, ResourceWarning) and f"{port})" in str(w.message)]
 
 
 def test_config_errors_name_the_key(tmp_path, capsys):
