@@ -348,7 +348,10 @@ def run_suites(
     check_scenarios(jobs)
     check_gated(jobs)
     progress = progress or Progress(len(jobs), quiet=quiet)
-    agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source) for s in suites if any(j.suite is s for j in jobs)}
+    agents = {
+        s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds)
+        for s in suites if any(j.suite is s for j in jobs)
+    }
     if logs:
         logs.apply()
     try:

@@ -54,13 +54,14 @@ class Agent(Protocol):
         """After the event loop, on every way out: stop what outlives it (a started server)."""
 
 
-def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int = 8, where: str = "") -> Agent:
+def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int = 8, where: str = "", turn_timeout: float = 300.0) -> Agent:
     """The adapter for a suite's `agent`: an agent served over HTTP, a Python callable, else an
-    ADK folder or module. `where` names the config key the spec came from, for the error message."""
+    ADK folder or module. `where` names the config key the spec came from, for the error message;
+    `turn_timeout` also bounds a remote agent's session opening (run.py bounds each turn)."""
     if isinstance(spec, RemoteAgentConfig):
         from .remote import load_remote_agent
 
-        return load_remote_agent(spec, base_dir, workers, where or "agent")
+        return load_remote_agent(spec, base_dir, workers, where or "agent", turn_timeout)
     try:
         match = CALLABLE_SPEC.match(spec)
         if match and len(match["target"]) > 1:

@@ -86,8 +86,9 @@ class RemoteAgent:
     """Loading checks the config (a `${VAR}` that is not set is an error now); nothing is bound
     or started until the first run, so an agent that never runs holds nothing to release."""
 
-    def __init__(self, config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent"):
+    def __init__(self, config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent", turn_timeout: float = 300.0):
         self.config = config
+        self._turn_timeout = turn_timeout
         self._base_dir = base_dir
         self._ours = dict(os.environ)
         self._kind = KINDS[config.kind](config)
@@ -130,8 +131,15 @@ class RemoteAgent:
         if gone:
             raise RemoteAgentError(f"the agent's server is gone: {gone}")
         session = Session.of(case, run_index, self.http)
-        await self._kind.open(session, case)
+        await self._open(session, case)
         return RemoteConversation(self, session)
+
+    async def _open(self, session: Session, case: EvalCase) -> None:
+        """The kind's session set-up, bounded as a turn is (a server may accept and never answer)."""
+        try:
+            await asyncio.wait_for(self._kind.open(session, case), self._turn_timeout)
+        except asyncio.TimeoutError:
+            raise RemoteAgentError(f"opening the session: no answer within {self._turn_timeout:g}s (the suite's turn_timeout_seconds)") from None
 
     async def _bring_up(self) -> None:
         if self._receiver:
@@ -180,7 +188,7 @@ class RemoteAgent:
 
         async def http_probe() -> str:
             try:
-                response = await self.http.client.get(url, timeout=2.0)
+                response = await self.http.probe(url, self.config.url, timeout=2.0)
             except Exception as exc:  # any failure is "not ready yet"
                 return f"GET {url}: {type(exc).__name__}: {exc}"
             return "" if response.is_success else f"GET {url} answered HTTP {response.status_code}"
@@ -262,8 +270,8 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def load_remote_agent(config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent") -> RemoteAgent:
-    return RemoteAgent(config, base_dir, workers, where)
+def load_remote_agent(config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent", turn_timeout: float = 300.0) -> RemoteAgent:
+    return RemoteAgent(config, base_dir, workers, where, turn_timeout)
 
 
 __all__ = ["KINDS", "RemoteAgent", "RemoteAgentError", "load_remote_agent"]

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Awaitable, Callable, Optional, TypeVar
+from typing import Any, Callable, Optional, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
 import pydantic
 
 CONNECT_TRIES = 4
+TRIES = "agenteval.connect_tries"  # a request's extension: how often to try connecting
 RETRY_DELAYS = (0.1, 0.3, 0.9)
 CONNECT_TIMEOUT = 10.0
 EXIT_GRACE = 0.5  # seconds a dropped connection waits to learn whether the server died
@@ -34,72 +35,104 @@ def _about(what: str) -> str:
 
 
 def same_origin(url: str, other: str) -> bool:
-    a, b = urlsplit(url), urlsplit(other)
-    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)
+    return _origin_of(url) == _origin_of(other)
+
+
+def _origin_of(url: str) -> tuple[str, Optional[str], Optional[int]]:
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return parts.scheme.lower(), parts.hostname, port or {"http": 80, "https": 443}.get(parts.scheme.lower())
 
 
 def joined(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
 
 
+class ConnectRetries(httpx.AsyncBaseTransport):
+    """Retries a request only while its connection cannot be made (nothing was sent), and not
+    once the started server is gone. In the client's transport, so the A2A SDK's requests, which
+    use our client, are retried as ours are."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport, gone: Callable[[], Optional[str]]):
+        self._inner = inner
+        self._gone = gone
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        tries = request.extensions.get(TRIES, CONNECT_TRIES)
+        for attempt in range(tries):
+            try:
+                return await self._inner.handle_async_request(request)
+            except (httpx.ConnectError, httpx.ConnectTimeout):
+                if attempt + 1 == tries or self._gone():
+                    raise
+                await asyncio.sleep(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 class AgentHttp:
-    """One connection pool per suite, sized to its concurrency. `alive` names why the started
+    """One connection pool per suite, sized to its concurrency. `gone` names why the started
     server is gone (or None), so a refused connection says the server died rather than retrying."""
 
-    def __init__(self, headers: dict[str, str], connections: int, alive: Callable[[], Optional[str]] = lambda: None):
+    def __init__(self, headers: dict[str, str], connections: int, gone: Callable[[], Optional[str]] = lambda: None):
         self._headers = headers
         self._connections = connections
-        self._alive = alive
+        self._gone = gone
         self._client: Optional[httpx.AsyncClient] = None
 
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:  # made inside the run's event loop
             limits = httpx.Limits(max_connections=self._connections, max_keepalive_connections=self._connections)
+            transport = ConnectRetries(httpx.AsyncHTTPTransport(limits=limits, trust_env=False), self._gone)
             timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
-            self._client = httpx.AsyncClient(headers=self._headers, limits=limits, timeout=timeout, follow_redirects=False, trust_env=False)
+            self._client = httpx.AsyncClient(headers=self._headers, transport=transport, timeout=timeout, follow_redirects=False, trust_env=False)
         return self._client
+
+    async def probe(self, url: str, home: str, timeout: float) -> httpx.Response:
+        """One GET of a ready check, tried once; the configured headers go only to `home`'s server."""
+        request = self.client.build_request("GET", url, timeout=timeout, extensions={TRIES: 1})
+        if not same_origin(url, home):
+            for name in self._headers:
+                del request.headers[name]
+        return await self.client.send(request)
 
     async def post_json(self, url: str, body: Any, what: str, headers: Optional[dict[str, str]] = None) -> Any:
         response = await self.send("POST", url, what, json=body, headers=headers)
         return reply_json(response, f"POST {url}", what)
 
-    async def get(self, url: str, what: str) -> httpx.Response:
-        return await self.send("GET", url, what)
-
     async def send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
-        """The request, retried on a refused connection; a non-2xx answer is an error."""
+        """The request (retried on a refused connection); a non-2xx answer is an error."""
         return checked(await self.request(method, url, what, **kwargs), what)
 
     async def request(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
-        """The request, retried on a refused connection; any answer is returned."""
-        return await self.retrying(lambda: self.client.request(method, url, **kwargs), f"{method} {url}", what)
-
-    async def retrying(self, call: Callable[[], Awaitable[Any]], request: str, what: str) -> Any:
-        for attempt in range(CONNECT_TRIES):
-            try:
-                return await call()
-            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:  # nothing was sent: safe to retry
-                gone = self._alive()
-                if gone:
-                    raise RemoteAgentError(f"{_about(what)}{request}: the agent's server is gone: {gone}") from None
-                if attempt + 1 == CONNECT_TRIES:
-                    raise RemoteAgentError(f"{_about(what)}{request}: cannot connect after {CONNECT_TRIES} tries: {_reason(exc)}") from None
-                await asyncio.sleep(RETRY_DELAYS[min(attempt, len(RETRY_DELAYS) - 1)])
-            except httpx.HTTPError as exc:  # sent, then failed: never retried (the agent may have acted)
-                gone = await self._gone_within(EXIT_GRACE)
-                why = f"the agent's server is gone: {gone}" if gone else _reason(exc)
-                raise RemoteAgentError(f"{_about(what)}{request} failed after the request was sent: {why}") from None
-        raise AssertionError("unreachable")
-
-    async def _gone_within(self, seconds: float) -> Optional[str]:
-        """A server that dropped the connection as it died is reaped a moment later: wait for that."""
-        for _ in range(int(seconds / 0.02)):
-            gone = self._alive()
+        """The request (retried on a refused connection); any answer is returned, any failure is
+        a RemoteAgentError saying whether it happened before or after the request was sent."""
+        request = f"{method} {url}"
+        try:
+            return await self.client.request(method, url, **kwargs)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+            gone = self._gone()
             if gone:
-                return gone
+                raise RemoteAgentError(f"{_about(what)}{request}: the agent's server is gone: {gone}") from None
+            raise RemoteAgentError(f"{_about(what)}{request}: cannot connect after {CONNECT_TRIES} tries: {_reason(exc)}") from None
+        except httpx.HTTPError as exc:  # sent, then failed: never retried (the agent may have acted)
+            raise RemoteAgentError(f"{_about(what)}{request} failed after the request was sent: {await self.why_failed(exc)}") from None
+
+    async def why_failed(self, exc: BaseException) -> str:
+        """A server that dropped the connection as it died is reaped a moment later: wait for that."""
+        for _ in range(int(EXIT_GRACE / 0.02)):
+            gone = self._gone()
+            if gone:
+                return f"the agent's server is gone: {gone}"
             await asyncio.sleep(0.02)
-        return self._alive()
+        gone = self._gone()
+        return f"the agent's server is gone: {gone}" if gone else _reason(exc)
 
     async def close(self) -> None:
         if self._client is not None:
