@@ -6,8 +6,9 @@ artifacts' text (else its status message, or the message the agent answered with
 trajectory: tool calls come from the task's history where the agent put them there (ADK's wrapper
 marks them as data parts of type function_call / function_response), else from traces.
 
-The agent card's addresses are not followed: every request goes to the configured URL. A2A has no
-session state, so a case's initial state is not sent.
+Every request goes to the configured server: a card's address on it is used (an endpoint path of
+its own), any other is replaced by the configured URL. A2A has no session state, so a case's
+initial state is not sent. Each message carries the turn's `traceparent`.
 """
 
 from __future__ import annotations
@@ -15,13 +16,14 @@ from __future__ import annotations
 import uuid
 from typing import Any, Optional
 
-from a2a.client import ClientConfig, ClientFactory
+import httpx
+from a2a.client import ClientCallContext, ClientConfig, ClientFactory
 from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
 from ...schema import Content, EvalCase
 from ...traces.turn import ToolStep, TurnRecord, as_response
-from .http import RemoteAgentError
+from .http import RemoteAgentError, same_origin
 from .session import Session, TurnContext
 
 _FAILED = {TaskState.TASK_STATE_FAILED: "failed", TaskState.TASK_STATE_REJECTED: "was rejected", TaskState.TASK_STATE_CANCELED: "was canceled"}
@@ -43,7 +45,7 @@ class A2aKind:
             except Exception as exc:  # the SDK's own errors: say which request
                 raise RemoteAgentError(f"reading the agent card at {self.url}: {type(exc).__name__}: {exc}") from None
             for interface in card.supported_interfaces:
-                interface.url = self.url  # requests go only where the config says
+                interface.url = on_our_server(interface.url, self.url)
             self._client = ClientFactory(ClientConfig(streaming=False, httpx_client=http)).create(card)
         return self._client
 
@@ -54,12 +56,27 @@ class A2aKind:
         client = await self._client_for(session)
         message = Message(message_id=str(uuid.uuid4()), context_id=session.session_id, role=Role.ROLE_USER, parts=[Part(text=user_content.text)])
         answers = []
+        call = ClientCallContext(service_parameters=context.headers)  # the SDK sends these as HTTP headers
         try:
-            async for answer in client.send_message(SendMessageRequest(message=message)):
+            async for answer in client.send_message(SendMessageRequest(message=message), context=call):
                 answers.append(answer)
         except Exception as exc:  # the SDK's errors (HTTP, JSON-RPC, transport): this run fails
-            raise RemoteAgentError(f"POST {self.url} (A2A message): {type(exc).__name__}: {exc}") from None
+            raise RemoteAgentError(f"POST {self.url} (A2A message): {await _why(exc, session)}") from None
         return _record(answers)
+
+
+async def _why(exc: Exception, session: Session) -> str:
+    """The SDK's error, or that the server died, when the connection failed with it."""
+    cause = exc.__cause__ or exc.__context__
+    if isinstance(exc, httpx.TransportError) or isinstance(cause, httpx.TransportError):
+        return await session.http.why_failed(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def on_our_server(card_url: str, url: str) -> str:
+    """The card's address when it is on the configured server (an endpoint path of its own),
+    else the configured URL: a card never sends our requests anywhere else."""
+    return card_url if same_origin(card_url, url) else url
 
 
 def _texts(parts: Any) -> list[str]:

@@ -26,10 +26,13 @@ def responder(request):
     return function_call_reply([("get_weather", {"city": city})])
 
 
-def test_a2a_agent_scored_with_its_trajectory_from_traces(tmp_path, monkeypatch):
+@pytest.mark.parametrize("join_trace", [True, False], ids=["agent-joins-our-trace", "agent-starts-its-own"])
+def test_a2a_agent_scored_with_its_trajectory_from_traces(tmp_path, monkeypatch, join_trace):
     port = free_port()
+    traces = tmp_path / "traces.txt"
     agent = {"kind": "a2a", "url": f"http://127.0.0.1:{port}", "start": f"{sys.executable} {SERVERS / 'a2a_agent.py'}",
-             "traces": True, "trajectory": "traces", "ready_timeout_seconds": 120}
+             "env": {"JOIN_TRACE": "1" if join_trace else "0", "AGENT_TRACES": str(traces)},
+             "traces": True, "trajectory": "traces", "ready_timeout_seconds": 60}
     config = write_project(tmp_path, agent, [weather_case("rome", ["Rome", "Lima"]), weather_case("oslo", ["Oslo"])],
                            {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8})
     with FakeGemini(responder=responder) as fake:
@@ -45,3 +48,13 @@ def test_a2a_agent_scored_with_its_trajectory_from_traces(tmp_path, monkeypatch)
     assert [(c["name"], c["args"]) for c in calls] == [("get_weather", {"city": "Lima"})]
     assert second["final_response"]["parts"][0]["text"] == "It is sunny in Lima."
     assert rome["runs"][0]["tokens"] == {"input": 40, "output": 20}  # the model spans' usage, two calls a turn
+
+    # Each turn's message carried its own traceparent;
+    # the agent's spans are in those traces when it joins them, else found by the session id alone.
+    lines = traces.read_text().split("\n")
+    sent = [line.split()[1] for line in lines if line.startswith("traceparent")]
+    assert len(sent) == 3 and all(re.fullmatch(r"00-[0-9a-f]{32}-[0-9a-f]{16}-01", t) for t in sent), sent
+    ours = {t.split("-")[1] for t in sent}
+    theirs = {line.split()[1] for line in lines if line.startswith("span")}
+    assert len(ours) == 3 and theirs
+    assert theirs <= ours if join_trace else not theirs & ours

@@ -1,6 +1,6 @@
 """What goes out to a remote agent and when: a refused connection retried (nothing was sent),
 the configured headers only to the agent's own server, a session that never opens bounded by the
-turn timeout, a receiver port that is taken named."""
+turn timeout, a receiver port that is taken named; the A2A card never sends us elsewhere."""
 
 from __future__ import annotations
 
@@ -133,3 +133,11 @@ def test_a_receiver_port_that_is_taken_fails_the_runs_naming_it(tmp_path):
     assert code == 1
     assert f"the OTLP receiver cannot listen on 127.0.0.1 (otlp_port {port})" in _errors(results)[0]
 
+
+def test_an_a2a_cards_address_is_used_only_on_the_configured_server():
+    a2a = pytest.importorskip("agenteval_ci.agents.remote.a2a", reason="kind a2a needs the a2a extra")
+    ours = "http://127.0.0.1:8001"
+    assert a2a.on_our_server("http://127.0.0.1:8001/rpc", ours) == "http://127.0.0.1:8001/rpc"
+    assert a2a.on_our_server("http://127.0.0.1:80/", "http://127.0.0.1") == "http://127.0.0.1:80/"
+    for elsewhere in ("http://10.0.0.7:8001/rpc", "https://127.0.0.1:8001/", "http://localhost:8001/", "http://127.0.0.1:9/"):
+        assert a2a.on_our_server(elsewhere, ours) == ours
