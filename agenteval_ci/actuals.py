@@ -3,7 +3,8 @@
 An ACTUAL file is one of:
 - an EvalSet-shaped file whose cases (same eval_ids) hold the agent's actual invocations;
 - an ADK `*.evalset_result.json` (ADK writes it as a JSON string inside JSON; both read);
-- an agenteval results file: each of its runs becomes a run here (re-scoring without re-running).
+- an agenteval results file: each of its runs becomes a run here (re-scoring without re-running);
+- an OTLP/JSON trace export: each case's session becomes a run (traces/recorded.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import pydantic
 from .errors import InputError, Problem
 from .loader import eval_set_from_data, parse_json, problems_from, read_text, valid_eval_set_json
 from .results_file import results_from_data
-from .schema import EvalSet, Invocation, RunRecord
+from .traces.otlp import OtlpError
+from .traces.recorded import looks_like_otlp, runs_from_spans, spans_from_text
+from .schema import EvalCase, EvalSet, Invocation, RunRecord
 from .schema._base import AdkModel
 
 RunsByCase = dict[str, list[RunRecord]]
@@ -56,9 +59,12 @@ class _EvalSetResult(_AdkResultModel):
 _OTHER_FORMATS_KEYS = {"schema_version", "eval_case_results", "evalCaseResults"}
 
 
-def load_actuals(path: str | Path) -> RunsByCase:
-    """eval_id -> the runs recorded in this file (one per file, except results files)."""
+def load_actuals(path: str | Path, cases: Optional[list[EvalCase]] = None) -> RunsByCase:
+    """eval_id -> the runs recorded in this file (one per file, except results files). A trace
+    export is read against `cases` (their sessions and user turns)."""
     name, text = Path(path).as_posix(), read_text(path)
+    if looks_like_otlp(text):
+        return _from_traces(name, text, cases or [])
     eval_set = valid_eval_set_json(text)
     if eval_set is not None and not (eval_set.model_extra or {}).keys() & _OTHER_FORMATS_KEYS:
         return _from_eval_set(name, eval_set)
@@ -96,6 +102,14 @@ def _from_eval_set(name: str, data: dict[str, Any] | EvalSet) -> RunsByCase:
 def _from_adk_result(name: str, data: dict[str, Any]) -> RunsByCase:
     result = _validate(_EvalSetResult, name, data)
     return {c.eval_id: [c.run()] for c in result.eval_case_results}
+
+
+def _from_traces(name: str, text: str, cases: list[EvalCase]) -> RunsByCase:
+    try:
+        spans = spans_from_text(text)
+    except OtlpError as exc:
+        raise InputError(Problem(name, "$", f"not an OTLP/JSON trace export: {exc}")) from None
+    return runs_from_spans(spans, cases)
 
 
 def _from_results(name: str, data: dict[str, Any]) -> RunsByCase:

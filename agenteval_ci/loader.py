@@ -70,7 +70,7 @@ class LoadedEvalConfig:
 
 
 # pydantic puts the name of the union branch it tried into `loc`; it is not a key in the file.
-_UNION_BRANCHES = {"intermediate_data": {"data", "events"}, "user_persona": {"UserPersona", "str"}}
+_UNION_BRANCHES = {"intermediate_data": {"data", "events"}, "user_persona": {"UserPersona", "str"}, "agent": {"name", "remote"}}
 
 
 def json_path(loc: tuple[Any, ...], prefix: str = "$") -> str:

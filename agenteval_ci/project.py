@@ -30,6 +30,7 @@ from .loader import (
 from .rule_check import expected_args_by_tool, rule_problems
 from .schema import EvalCase, ToolArgsCriterion
 from .schema.project import AdaptiveRuns, ProjectConfig, SuiteConfig
+from .schema.remote_agent import RemoteAgentConfig
 from .selection import pattern_matches
 
 
@@ -50,7 +51,7 @@ class EvalSetToRun:
 @dataclass(frozen=True)
 class Suite:
     name: str
-    agent: str
+    agent: str | RemoteAgentConfig
     base_dir: Path  # where relative agent paths and module imports start
     eval_sets: list[EvalSetToRun]
     num_runs: int = 1  # with `adaptive`, the first round's runs per case

@@ -12,7 +12,7 @@ import inspect
 import re
 import time
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable, TypeVar
 
 from .agent_logs import AgentLogs
 from .agents import Agent, AgentExited, Conversation, contained, load_agent
@@ -32,6 +32,9 @@ from .adaptive import Rerun, RoundPlan, case_note, plan_round, within_limits
 from .scoring import CaseToScore, score_case, with_more_runs
 from .shards import in_shard
 from .simulation import SimulatedUser, SimulationFailed, missing_placeholders
+
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -254,6 +257,15 @@ async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, pr
     return [_with_agent_metrics(cases[job_key(job)]) for job in jobs], info
 
 
+async def closing_agents(agents: Iterable[Agent], work: Awaitable[T]) -> T:
+    """`work`, then each agent's loop-bound resources released in that same loop, however it ended."""
+    try:
+        return await work
+    finally:
+        for agent in agents:
+            await agent.aclose()
+
+
 @dataclass
 class Adapt:
     """`num_runs: auto`: rounds of re-runs of the cases the gate is unsure about, until it is
@@ -340,12 +352,15 @@ def run_suites(
     # The judge: one for the whole run, so all judged metrics share its bound and cache. Made
     # before the agents are imported: what they set in os.environ is theirs, not the judge's.
     judge = make_judge(judge_settings or JudgeSettings())
-    agents = {s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source) for s in suites if any(j.suite is s for j in jobs)}
+    agents = {
+        s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds)
+        for s in suites if any(j.suite is s for j in jobs)
+    }
     if logs:
         logs.apply()
     try:
         adapt = Adapt(baseline, gate or GateSettings()) if any(j.suite.adaptive for j in jobs) else None
-        cases, adaptive = asyncio.run(run_jobs(jobs, agents, judge, progress, adapt))
+        cases, adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, adapt)))
     finally:
         for agent in agents.values():
             agent.close()

@@ -23,7 +23,7 @@ RUN_IMPORTS = (
     "google.adk.agents", "google.adk.apps", "google.adk.artifacts", "google.adk.memory",
     "google.adk.plugins", "google.adk.runners", "google.adk.sessions", "google.adk.tools",
     "google.auth", "google.genai", "google.genai.errors", "google.genai.types",
-    "jinja2", "pydantic", "requests", "rouge_score.rouge_scorer", "yaml",
+    "httpx", "jinja2", "pydantic", "requests", "rouge_score.rouge_scorer", "yaml",
 )
 
 

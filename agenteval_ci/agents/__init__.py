@@ -11,10 +11,11 @@ import sys
 import sysconfig
 import traceback
 from pathlib import Path
-from typing import Awaitable, Protocol, TypeVar
+from typing import Awaitable, Protocol, TypeVar, Union
 
 from ..errors import UsageError
 from ..schema import Content, EvalCase, Invocation
+from ..schema.remote_agent import RemoteAgentConfig
 
 T = TypeVar("T")
 
@@ -52,12 +53,21 @@ class Conversation(Protocol):
 class Agent(Protocol):
     async def start(self, case: EvalCase, run_index: int) -> Conversation: ...
 
-    def close(self) -> None: ...
+    async def aclose(self) -> None:
+        """Inside the run's event loop, however the run ends: release what lives in it (connection pools)."""
+
+    def close(self) -> None:
+        """After the event loop, on every way out: stop what outlives it (a started server)."""
 
 
-def load_agent(spec: str, base_dir: Path, workers: int = 8, where: str = "") -> Agent:
-    """The adapter for a suite's `agent`: a Python callable, else an ADK folder or module.
-    `where` names the config key the spec came from, for the error message."""
+def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int = 8, where: str = "", turn_timeout: float = 300.0) -> Agent:
+    """The adapter for a suite's `agent`: an agent served over HTTP, a Python callable, else an
+    ADK folder or module. `where` names the config key the spec came from, for the error message;
+    `turn_timeout` also bounds a remote agent's session opening (run.py bounds each turn)."""
+    if isinstance(spec, RemoteAgentConfig):
+        from .remote import load_remote_agent
+
+        return load_remote_agent(spec, base_dir, workers, where or "agent", turn_timeout)
     try:
         match = CALLABLE_SPEC.match(spec)
         if match and len(match["target"]) > 1 and not _is_package_folder(base_dir / spec):

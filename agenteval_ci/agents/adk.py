@@ -208,6 +208,9 @@ class AdkAgent:
         )
         return AdkConversation(runner, user_id, session.id, recorder)
 
+    async def aclose(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 

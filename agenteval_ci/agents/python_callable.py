@@ -390,6 +390,9 @@ class CallableAgent:
         )
         return CallableConversation(self._function, session, self._threads)
 
+    async def aclose(self) -> None:
+        pass
+
     def close(self) -> None:
         pass  # a turn that timed out may still run in its daemon thread; nothing waits for it
 

@@ -10,7 +10,7 @@ from ..actuals import RunsByCase, load_actuals
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..loader import ConfiguredMetric, config_rule_problems, find_eval_config, load_eval_config, load_eval_set
 from ..results_file import new_results
-from ..schema import RunRecord, RunStats
+from ..schema import EvalCase, RunRecord, RunStats
 from ..schema.settings import JudgeSettings
 from ..scoring import CaseToScore, score_all
 from ._common import add_detailed_option, collector_paused, output_results, print_warnings
@@ -20,7 +20,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("evalset", help="the eval set file (EvalSet JSON or legacy .test.json)")
     parser.add_argument(
         "--actual", action="append", required=True, metavar="ACTUAL",
-        help="recorded outputs: an EvalSet-shaped file, an ADK *.evalset_result.json or a results file; repeat for more runs",
+        help="recorded outputs: an EvalSet-shaped file, an ADK *.evalset_result.json, a results file or an OTLP/JSON "
+             "trace export (each case's session: its session_input.session_id, else its eval_id); repeat for more runs",
     )
     parser.add_argument("--eval-config", help="criteria file (default: test_config.json beside the eval set, else ADK's defaults)")
     parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
@@ -30,12 +31,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     add_detailed_option(parser)
 
 
-def collect_runs(case_ids: list[str], actual_files: list[str]) -> dict[str, list[RunRecord]]:
+def collect_runs(cases: list[EvalCase], actual_files: list[str]) -> dict[str, list[RunRecord]]:
     """Each file is one run (or several, for a results file); every case must be in every file."""
+    case_ids = [c.eval_id for c in cases]
     runs: dict[str, list[RunRecord]] = {eval_id: [] for eval_id in case_ids}
     problems = []
     for path in actual_files:
-        recorded: RunsByCase = load_actuals(path)
+        recorded: RunsByCase = load_actuals(path, cases)
         name = Path(path).as_posix()
         unknown = sorted(set(recorded) - set(runs))
         missing = [eval_id for eval_id in case_ids if eval_id not in recorded]
@@ -79,7 +81,7 @@ def score(args: argparse.Namespace) -> int:
     rule_problems = config_rule_problems(config, cases)
     if rule_problems:
         raise InputError(rule_problems)
-    runs = collect_runs([c.eval_id for c in cases], args.actual)
+    runs = collect_runs(cases, args.actual)
     items = [
         CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, args.suite)
         for case in cases

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from ._base import StrictModel
 
 from .arg_rules import ToolArgs, check_tool_args
+from .remote_agent import RemoteAgentConfig
 from .settings import GateSettings, JudgeSettings
 
 DEFAULT_PROJECT_FILE = "agenteval.yaml"
@@ -33,13 +34,24 @@ class AdaptiveRuns:
     run_budget: float = 3.0  # mean runs per case; each shard spends its own share
 
 
+def _agent_form(value: Any) -> str:
+    return "name" if isinstance(value, str) else "remote"
+
+
+# pydantic names the branch ("name" or "remote") in an error's location; the loader leaves it out.
+AgentSpec = Annotated[
+    Union[Annotated[str, Field(min_length=1), Tag("name")], Annotated[RemoteAgentConfig, Tag("remote")]],
+    Discriminator(_agent_form),
+]
+
+
 class SuiteConfig(StrictModel):
     """One agent and the eval sets it runs against."""
 
     name: str = "default"
-    # An ADK agent folder or module (root_agent / get_agent_async / app), or a Python
-    # callable as `package.module:function` or `path/to/file.py:function`.
-    agent: str = Field(min_length=1)
+    # An ADK agent folder or module (root_agent / get_agent_async / app), a Python callable as
+    # `package.module:function` or `path/to/file.py:function`, or a mapping: an agent served over HTTP.
+    agent: AgentSpec
     eval_sets: list[str] = Field(min_length=1)  # globs, relative to agenteval.yaml's folder
     eval_config: Optional[str] = None  # else test_config.json beside each eval set, else ADK's defaults
     # An int: every case runs that often. `auto`: every case runs `min_runs` times, then only

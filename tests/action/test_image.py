@@ -11,7 +11,7 @@ from .harness import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 from precompile_imports import RUN_IMPORTS  # noqa: E402
 
-THIRD_PARTY = {"google", "jinja2", "pydantic", "requests", "rouge_score", "yaml"}
+THIRD_PARTY = {"google", "httpx", "jinja2", "pydantic", "requests", "rouge_score", "yaml"}
 
 
 def imported_libraries() -> set[str]:

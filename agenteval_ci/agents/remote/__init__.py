@@ -1,0 +1,277 @@
+"""Agents served over HTTP, in any language: ADK's api_server, A2A, and our plain JSON contract.
+
+Each kind is one module exposing a class with `open(session, case)` and `turn(session, content,
+context) -> TurnRecord`; KINDS below registers them. What they share lives here: starting the
+agent's server and waiting until it is ready, the OTLP receiver, trace correlation, and turning
+each turn into the Invocation an in-process run records. Any failure fails that run, with its
+reason; a server that never became ready fails every run of the suite.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, Protocol
+from urllib.parse import urlsplit
+
+from ...errors import DependencyError, UsageError
+from ...schema import Content, EvalCase, Invocation
+from ...schema.remote_agent import RemoteAgentConfig
+from ...traces.mapping import TraceContentMissing, turn_from_spans
+from ...traces.turn import TurnRecord, to_invocation
+from .http import AgentHttp, RemoteAgentError, joined
+from .process import LOG_FILE, AgentProcess, agent_environment, guard_exits
+from .receiver import OtlpReceiver, TraceMissing, TurnQuery
+from .session import Session, TurnContext
+
+READY_POLL = (0.05, 0.1, 0.2, 0.5)
+
+
+class Kind(Protocol):
+    default_ready: Optional[str]  # a path to GET until 2xx; None: a TCP connection to the port
+
+    async def open(self, session: Session, case: EvalCase) -> None: ...
+
+    async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord: ...
+
+
+def _json_contract(config: RemoteAgentConfig) -> Kind:
+    from .json_contract import JsonContractKind
+
+    return JsonContractKind(config.url)
+
+
+def _adk_api_server(config: RemoteAgentConfig) -> Kind:
+    from .adk_api_server import AdkApiServerKind
+
+    return AdkApiServerKind(config.url, config.app_name)
+
+
+def _a2a(config: RemoteAgentConfig) -> Kind:
+    try:
+        from .a2a import A2aKind
+    except ImportError as exc:
+        raise DependencyError(f"kind a2a needs the a2a-sdk; install the extra: pip install 'agenteval-ci[a2a]' ({exc})") from None
+    return A2aKind(config.url)
+
+
+KINDS: dict[str, Callable[[RemoteAgentConfig], Kind]] = {
+    "http": _json_contract,
+    "adk_api_server": _adk_api_server,
+    "a2a": _a2a,
+}
+
+# Started ADK servers record content in spans and use the schema whose spans carry the exact
+# model request (app_details as an in-process run records them) unless the user chose otherwise.
+_ADK_TRACE_ENV = {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1", "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": "true"}
+_CONTENT_ENV = {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand(value: str, where: str, env: dict[str, str]) -> str:
+    """`${NAME}` from our environment; an unset one is an error (a header must not go out empty)."""
+    def one(match: re.Match[str]) -> str:
+        name = match[1]
+        if name not in env:
+            raise UsageError(f"{where}: ${{{name}}} is not set in the environment")
+        return env[name]
+
+    return _VAR.sub(one, value)
+
+
+class RemoteAgent:
+    """Loading checks the config (a `${VAR}` that is not set is an error now); nothing is bound
+    or started until the first run, so an agent that never runs holds nothing to release."""
+
+    def __init__(self, config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent", turn_timeout: float = 300.0):
+        self.config = config
+        self._turn_timeout = turn_timeout
+        self._base_dir = base_dir
+        self._ours = dict(os.environ)
+        self._kind = KINDS[config.kind](config)
+        headers = {name: expand(value, f"{where}.headers.{name}", self._ours) for name, value in config.headers.items()}
+        self._suite_env = {name: expand(value, f"{where}.env.{name}", self._ours) for name, value in config.env.items()}
+        self._receiver = OtlpReceiver(config.otlp_port) if config.traces else None
+        self._process: Optional[AgentProcess] = None
+        self.http = AgentHttp(headers, workers, self._gone)
+        self._up: Optional[asyncio.Task[None]] = None
+
+    def _agent_process(self, start: str) -> AgentProcess:
+        config = self.config
+        env: dict[str, str] = {}
+        port = urlsplit(config.url).port
+        if port:
+            env["PORT"] = str(port)
+        if self._receiver:
+            env.update(self._receiver_env())
+        env.update(self._suite_env)
+        cwd = self._base_dir / (config.cwd or ".")
+        return AgentProcess(start, cwd, agent_environment(self._ours, env), self._base_dir / LOG_FILE, config.stop_timeout_seconds)
+
+    def _receiver_env(self) -> dict[str, str]:
+        assert self._receiver is not None
+        env = self._receiver.exporter_env()
+        defaults = {**_CONTENT_ENV, **(_ADK_TRACE_ENV if self.config.kind == "adk_api_server" else {})}
+        env.update({name: value for name, value in defaults.items() if name not in self._ours})
+        return env
+
+    def _gone(self) -> Optional[str]:
+        return self._process.exit_reason() if self._process else None
+
+    # ---- lifecycle
+
+    async def start(self, case: EvalCase, run_index: int) -> "RemoteConversation":
+        if self._up is None:
+            self._up = asyncio.ensure_future(self._bring_up())
+        await asyncio.shield(self._up)  # one start for all runs; its failure fails each of them
+        gone = self._gone()
+        if gone:
+            raise RemoteAgentError(f"the agent's server is gone: {gone}")
+        session = Session.of(case, run_index, self.http)
+        await self._open(session, case)
+        return RemoteConversation(self, session)
+
+    async def _open(self, session: Session, case: EvalCase) -> None:
+        """The kind's session set-up, bounded as a turn is (a server may accept and never answer)."""
+        try:
+            await asyncio.wait_for(self._kind.open(session, case), self._turn_timeout)
+        except asyncio.TimeoutError:
+            raise RemoteAgentError(f"opening the session: no answer within {self._turn_timeout:g}s (the suite's turn_timeout_seconds)") from None
+
+    async def _bring_up(self) -> None:
+        if self._receiver:
+            self._start_receiver(self._receiver)
+        if self.config.start:
+            guard_exits()
+            self._process = self._agent_process(self.config.start)
+            try:
+                self._process.start()
+            except OSError as exc:
+                raise RemoteAgentError(f"cannot start the agent with `{self.config.start}`: {exc}") from None
+        await self._wait_ready()
+
+    def _start_receiver(self, receiver: OtlpReceiver) -> None:
+        try:
+            receiver.start()
+        except OSError as exc:
+            where = f"otlp_port {self.config.otlp_port}" if self.config.otlp_port else "a free port"
+            raise RemoteAgentError(f"the OTLP receiver cannot listen on 127.0.0.1 ({where}): {exc}") from None
+
+    async def _wait_ready(self) -> None:
+        """Until the ready check passes, the started command exits, or the timeout."""
+        config = self.config
+        deadline = time.monotonic() + config.ready_timeout_seconds
+        probe = self._ready_probe()
+        last = "no attempt"
+        for attempt in range(1_000_000):
+            gone = self._gone()
+            if gone:
+                raise RemoteAgentError(f"the agent never became ready: {gone}")
+            last = await probe()
+            if not last:
+                return
+            left = deadline - time.monotonic()
+            if left <= 0:
+                started = f" (started with `{config.start}`; its output is in {LOG_FILE.as_posix()})" if config.start else ""
+                raise RemoteAgentError(f"the agent at {config.url} was not ready within {config.ready_timeout_seconds:g}s: {last}{started}")
+            await asyncio.sleep(min(READY_POLL[min(attempt, len(READY_POLL) - 1)], left))
+
+    def _ready_probe(self) -> Callable[[], Any]:
+        """A coroutine function answering "" when ready, else why not."""
+        path = self.config.ready or self._kind.default_ready
+        if path is None:
+            return self._tcp_probe
+        url = path if not path.startswith("/") else joined(_origin(self.config.url), path)
+
+        async def http_probe() -> str:
+            try:
+                response = await self.http.probe(url, self.config.url, timeout=2.0)
+            except Exception as exc:  # any failure is "not ready yet"
+                return f"GET {url}: {type(exc).__name__}: {exc}"
+            return "" if response.is_success else f"GET {url} answered HTTP {response.status_code}"
+
+        return http_probe
+
+    async def _tcp_probe(self) -> str:
+        parts = urlsplit(self.config.url)
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), 2.0)
+        except (OSError, asyncio.TimeoutError) as exc:
+            return f"nothing accepts connections on {parts.hostname}:{port} ({exc or type(exc).__name__})"
+        writer.close()
+        return ""
+
+    async def aclose(self) -> None:
+        """In the run's loop, however it ended: the connection pool is closed."""
+        await self.http.close()
+
+    def close(self) -> None:
+        """Every exit path: the server's group and the receiver are stopped."""
+        try:
+            if self._process:
+                self._process.stop()
+        finally:
+            if self._receiver:
+                self._receiver.stop()
+
+    # ---- turns
+
+    async def play(self, session: Session, user_content: Content, number: int) -> Invocation:
+        started = time.monotonic()
+        context = TurnContext(number)
+        record = await self._kind.turn(session, user_content, context)
+        if self._receiver:
+            record = self._with_trace(record, await self._trace(session, context))
+        elif self.config.trajectory == "auto" and record.steps is None:
+            record.steps = []
+        return to_invocation(user_content, record, time.monotonic() - started)
+
+    async def _trace(self, session: Session, context: TurnContext) -> TurnRecord:
+        assert self._receiver is not None
+        query = TurnQuery(context.trace_id, context.span_id, session.trace_session_id)
+        try:
+            spans = await self._receiver.store.wait_turn(query, self.config.trace_timeout_seconds)
+            return turn_from_spans(spans)
+        except (TraceMissing, TraceContentMissing) as exc:
+            raise RemoteAgentError(str(exc)) from None
+
+    def _with_trace(self, record: TurnRecord, traced: TurnRecord) -> TurnRecord:
+        """The reply's own account first; the trace fills in what it did not say."""
+        source = self.config.trajectory
+        if source == "traces" or (source == "auto" and record.steps is None):
+            record.steps = traced.steps
+        record.steps = record.steps or []
+        record.usage = record.usage if record.usage is not None else traced.usage
+        record.app_details = record.app_details or traced.app_details
+        record.invocation_id = record.invocation_id or traced.invocation_id
+        return record
+
+
+class RemoteConversation:
+    def __init__(self, agent: RemoteAgent, session: Session):
+        self._agent = agent
+        self._session = session
+        self._turns = 0
+
+    async def send(self, user_content: Content) -> Invocation:
+        self._turns += 1
+        return await self._agent.play(self._session, user_content, self._turns)
+
+    async def close(self) -> None:
+        pass
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def load_remote_agent(config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent", turn_timeout: float = 300.0) -> RemoteAgent:
+    return RemoteAgent(config, base_dir, workers, where, turn_timeout)
+
+
+__all__ = ["KINDS", "RemoteAgent", "RemoteAgentError", "load_remote_agent"]

@@ -1,0 +1,103 @@
+"""A suite's `agent:` as a mapping: an agent served over HTTP (docs/agents.md).
+
+    agent:
+      kind: http                 # http (our JSON contract), adk_api_server or a2a
+      url: http://127.0.0.1:8080/turn
+      start: npm start           # optional: we start it, wait until it is ready, stop its process group
+      traces: true               # optional: an OTLP/HTTP receiver the agent's exporter points at
+
+Only the keys of the chosen kind apply; the others are errors, so a typo never goes unread.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Optional
+from urllib.parse import urlsplit
+
+from pydantic import Field, field_validator, model_validator
+
+from ._base import StrictModel
+
+RemoteKind = Literal["http", "adk_api_server", "a2a"]
+TrajectorySource = Literal["auto", "reply", "traces"]
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
+
+
+def check_http_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"expected an http:// or https:// URL, got {value!r}")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError as exc:
+        raise ValueError(f"{value!r}: {exc}") from None
+    return value
+
+
+class RemoteAgentConfig(StrictModel):
+    kind: RemoteKind
+    # http: the endpoint each turn is POSTed to; adk_api_server: the server's root;
+    # a2a: the agent's root (its card at /.well-known/agent-card.json). Requests go only here.
+    url: str
+    app_name: Optional[str] = Field(default=None, min_length=1)  # adk_api_server: else the case's session_input.app_name
+    # Started with /bin/sh in `cwd` (default: agenteval.yaml's folder), in its own process group.
+    start: Optional[str] = Field(default=None, min_length=1)
+    cwd: Optional[str] = None
+    env: dict[str, str] = Field(default_factory=dict)  # for `start`; values may use ${VAR}
+    ready: Optional[str] = None  # a path on `url`'s server or a URL, GET until 2xx; default per kind
+    ready_timeout_seconds: float = Field(default=60.0, gt=0)
+    stop_timeout_seconds: float = Field(default=5.0, gt=0)  # SIGTERM, then SIGKILL to the group
+    headers: dict[str, str] = Field(default_factory=dict)  # sent with every request; values may use ${VAR}
+    traces: bool = False  # run the OTLP/HTTP receiver for this suite
+    otlp_port: int = Field(default=0, ge=0, le=65535)  # 0: a free port (only for a started agent)
+    trace_timeout_seconds: float = Field(default=10.0, gt=0)  # how long a turn waits for its spans
+    trajectory: TrajectorySource = "auto"  # where tool calls come from (docs/agents.md)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        return check_http_url(value)
+
+    @field_validator("ready")
+    @classmethod
+    def _path_or_url(cls, value: Optional[str]) -> Optional[str]:
+        if value is not None and not value.startswith("/"):
+            check_http_url(value)
+        return value
+
+    @field_validator("env")
+    @classmethod
+    def _env_names(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [name for name in value if not ENV_NAME.match(name)]
+        if bad:
+            raise ValueError(f"not an environment variable name: {', '.join(map(repr, bad))}")
+        return value
+
+    @field_validator("headers")
+    @classmethod
+    def _header_names(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [name for name in value if not HEADER_NAME.match(name)]
+        if bad:
+            raise ValueError(f"not an HTTP header name: {', '.join(map(repr, bad))}")
+        return value
+
+    @model_validator(mode="after")
+    def _keys_of_this_kind(self) -> "RemoteAgentConfig":
+        if self.app_name is not None and self.kind != "adk_api_server":
+            raise ValueError(f"app_name: only for kind adk_api_server (kind is {self.kind})")
+        if self.start is None:
+            given = [k for k in ("cwd", "env") if k in self.model_fields_set]
+            if given:
+                raise ValueError(f"{', '.join(given)}: only with `start` (the command that starts the agent)")
+        if self.traces and self.start is None and not self.otlp_port:
+            raise ValueError(
+                "traces: an agent we do not start needs a fixed `otlp_port` for its exporter to send to "
+                "(export to http://127.0.0.1:PORT/v1/traces)"
+            )
+        if self.trajectory == "traces" and not self.traces:
+            raise ValueError("trajectory: traces needs `traces: true`")
+        if self.kind == "adk_api_server" and self.trajectory != "auto":
+            raise ValueError("trajectory: ADK's server returns its events; the trajectory always comes from them")
+        return self
