@@ -33,12 +33,13 @@ def carries_traceback(record: logging.LogRecord) -> bool:
 
 
 class _LogFile(logging.FileHandler):
-    """The agent's log file: created when the first record arrives (delay), each record written
-    once, and counted as quieter than the console or as carrying a traceback."""
+    """The agent's log file: appended to (a started agent server writes its output there too;
+    the run empties it once, `AgentLogs.begin`), opened when the first record arrives (delay),
+    each record written once, and counted as quieter than the console or as carrying a traceback."""
 
     def __init__(self, path: Path, quieter_than: int, formatter: logging.Formatter | None):
         path.parent.mkdir(parents=True, exist_ok=True)
-        super().__init__(path, mode="w", encoding="utf-8", delay=True)
+        super().__init__(path, mode="a", encoding="utf-8", delay=True)
         self.setFormatter(formatter or logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         self.quieter_than = quieter_than
         self.quieter = 0
@@ -98,6 +99,11 @@ class AgentLogs:
     _root_level: int | None = None
     _added: list[logging.Handler] = field(default_factory=list)
     _file: _LogFile | None = None
+
+    def begin(self) -> None:
+        """Before anything of this run writes to the log file: empty what an earlier run left."""
+        if self.log_file.is_file():
+            self.log_file.write_bytes(b"")
 
     @property
     def level(self) -> int:

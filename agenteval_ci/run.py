@@ -352,6 +352,8 @@ def run_suites(
     # The judge: one for the whole run, so all judged metrics share its bound and cache. Made
     # before the agents are imported: what they set in os.environ is theirs, not the judge's.
     judge = make_judge(judge_settings or JudgeSettings())
+    if logs:
+        logs.begin()  # before a started agent server appends its output
     agents = {
         s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds)
         for s in suites if any(j.suite is s for j in jobs)

@@ -90,3 +90,24 @@ def test_with_no_handler_configured_warnings_still_show_but_not_tracebacks(tmp_p
     err = capsys.readouterr().err
     assert err == "WARNING google_adk.runner: deprecated option\n"
     assert "Traceback" in (tmp_path / "agent.log").read_text()
+
+
+def test_a_run_empties_the_log_once_then_the_agents_records_follow_a_started_servers_output(tmp_path, own_logger):
+    """A started agent server appends its output to the same file; the records logged in process
+    afterwards must not truncate it (a server that failed to start would say "no output")."""
+    vendor, _ = own_logger
+    log = tmp_path / "agent.log"
+    log.write_text("left by an earlier run\n")
+    logs = AgentLogs("WARNING", log)
+    logs.begin()
+    with open(log, "ab") as server_output:  # what AgentProcess does with its server's output
+        server_output.write(b"server: listening on 127.0.0.1:8080\n")
+    try:
+        logs.apply()
+        fail(vendor)
+    finally:
+        logs.restore()
+    text = log.read_text()
+    assert "left by an earlier run" not in text
+    assert text.startswith("server: listening on 127.0.0.1:8080\n")
+    assert "RuntimeError: the tool backend is down" in text

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from ...errors import DependencyError, UsageError
 from ...schema import Content, EvalCase, Invocation
 from ...schema.remote_agent import RemoteAgentConfig
+from ...metrics.judge_context import INTERMEDIATE_TEXTS
 from ...traces.mapping import TraceContentMissing, turn_from_spans
 from ...traces.turn import TurnRecord, to_invocation
 from .http import AgentHttp, RemoteAgentError, joined
@@ -220,7 +221,9 @@ class RemoteAgent:
 
     # ---- turns
 
-    async def play(self, session: Session, user_content: Content, number: int) -> Invocation:
+    async def play(self, session: Session, user_content: Content, number: int) -> tuple[Invocation, bool]:
+        """The turn's invocation, and whether it could show texts between tool calls: only an
+        agent's own events (ADK's server) hold them; a JSON reply, a task or a trace do not."""
         started = time.monotonic()
         context = TurnContext(number)
         record = await self._kind.turn(session, user_content, context)
@@ -228,7 +231,8 @@ class RemoteAgent:
             record = self._with_trace(record, await self._trace(session, context))
         elif self.config.trajectory == "auto" and record.steps is None:
             record.steps = []
-        return to_invocation(user_content, record, time.monotonic() - started)
+        texts_reported = record.recorded is not None or not record.steps
+        return to_invocation(user_content, record, time.monotonic() - started), texts_reported
 
     async def _trace(self, session: Session, context: TurnContext) -> TurnRecord:
         assert self._receiver is not None
@@ -256,10 +260,18 @@ class RemoteConversation:
         self._agent = agent
         self._session = session
         self._turns = 0
+        self._unreported: dict[str, None] = {}
 
     async def send(self, user_content: Content) -> Invocation:
         self._turns += 1
-        return await self._agent.play(self._session, user_content, self._turns)
+        invocation, texts_reported = await self._agent.play(self._session, user_content, self._turns)
+        if not texts_reported:
+            self._unreported[INTERMEDIATE_TEXTS] = None
+        return invocation
+
+    def unreported(self) -> list[str]:
+        """What the judges read that the agent's replies could not hold (texts between calls)."""
+        return list(self._unreported)
 
     async def close(self) -> None:
         pass
