@@ -21,10 +21,10 @@ import random
 import time
 from dataclasses import dataclass
 
-from agenteval_ci.adaptive import plan_round, within_limits
-from agenteval_ci.baseline import baseline_from_results
-from agenteval_ci.gate import compare
-from agenteval_ci.results_file import new_results
+from agenteval_ci.core.adaptive import plan_round, within_limits
+from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.gate import compare
+from agenteval_ci.files.results import new_results
 from agenteval_ci.schema import AdaptiveInfo, CaseResult, EvalCase, MetricResult, MetricRun, Results, Status
 from agenteval_ci.schema.baseline import Baseline
 from agenteval_ci.schema.project import AdaptiveRuns

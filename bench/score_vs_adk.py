@@ -92,13 +92,15 @@ def adk_side(eval_set_path: str, actual_path: str, config_path: str, out_path: s
 def our_metrics_only(eval_set_path: str, actual_path: str) -> float:
     """Seconds our two metric functions take on already-loaded cases (no I/O, no results file)."""
     sys.path.insert(0, str(ROOT))
-    from agenteval_ci.actuals import load_actuals
-    from agenteval_ci.loader import find_eval_config, load_eval_config, load_eval_set
-    from agenteval_ci.metrics import MetricInput
+    from agenteval_ci.agents.recorded import load_actuals
+    from agenteval_ci.files.discovery import adk_eval_config
+    from agenteval_ci.files.eval_configs import load_eval_config
+    from agenteval_ci.files.eval_sets import load_eval_set
+    from agenteval_ci.core.metrics import MetricInput
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases
     actual = load_actuals(actual_path)
-    metrics = [m for m in load_eval_config(find_eval_config(eval_set_path)).metrics if m.name in METRICS]
+    metrics = [m for m in load_eval_config(adk_eval_config([eval_set_path])).metrics if m.name in METRICS]
     start = time.perf_counter()
     for case in cases:
         for metric in metrics:
@@ -112,9 +114,9 @@ ALIGNMENT_METRICS = ("tool_trajectory_alignment_score", "tool_argument_match_sco
 def alignment_cost(eval_set_path: str, actual_path: str) -> dict[str, float]:
     """Seconds each of our alignment metrics takes (default rules) on the same loaded cases."""
     sys.path.insert(0, str(ROOT))
-    from agenteval_ci.actuals import load_actuals
-    from agenteval_ci.loader import load_eval_set
-    from agenteval_ci.metrics import REGISTRY, MetricInput
+    from agenteval_ci.agents.recorded import load_actuals
+    from agenteval_ci.files.eval_sets import load_eval_set
+    from agenteval_ci.core.metrics import REGISTRY, MetricInput
     from agenteval_ci.schema import ToolArgsCriterion
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases

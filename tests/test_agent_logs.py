@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from agenteval_ci.agent_logs import AgentLogs
+from agenteval_ci.agents.logs import AgentLogs
 
 
 @pytest.fixture

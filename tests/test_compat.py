@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.loader import load_eval_set
+from agenteval_ci.files.eval_sets import load_eval_set
 
 EVAL_SET_PATTERNS = ("*.test.json", "*.evalset.json")
 

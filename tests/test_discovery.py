@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from agenteval_ci.cli import main
-from agenteval_ci.discovery import find_project_file, looks_like_eval_config
-from agenteval_ci.project import load_project
+from agenteval_ci.files.discovery import find_project_file, looks_like_eval_config
+from agenteval_ci.files.project import load_project
 from tests.test_run import make_project
 
 

@@ -11,9 +11,9 @@ import pytest
 
 from agenteval_ci.cli import main
 from agenteval_ci.errors import InputError
-from agenteval_ci.project import read_project_config
-from agenteval_ci.readers import MAX_DEPTH, parse_json, parse_yaml, read_json
-from agenteval_ci.workflow import read_event
+from agenteval_ci.files.project import read_project_config
+from agenteval_ci.files.readers import MAX_DEPTH, parse_json, parse_yaml, read_json
+from agenteval_ci.action.workflow import read_event
 from tests.unprivileged import agenteval, shared_folder
 
 
@@ -140,7 +140,7 @@ def test_a_yaml_without_a_mapping_is_exit_2(tmp_path, text, capsys):
     (r'"\ud800\ud800\udc00"', True), (r'"\udc00\ud800"', True), (r'"\\\\\ud800"', True),
 ])
 def test_emoji_pairs_skip_the_slow_surrogate_walk_and_lone_halves_do_not(text, lone):
-    from agenteval_ci.readers import may_hold_lone_surrogate
+    from agenteval_ci.files.readers import may_hold_lone_surrogate
 
     assert may_hold_lone_surrogate(text) is lone
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import stat
 
-from agenteval_ci.results_file import write_atomic
+from agenteval_ci.files.writing import write_atomic
 
 
 def mode(path) -> int:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.errors import InputError, UsageError
-from agenteval_ci.progress import Progress
-from agenteval_ci.project import load_project
-from agenteval_ci.run import run_suites
+from agenteval_ci.runner.progress import Progress
+from agenteval_ci.files.project import load_project
+from agenteval_ci.runner.suites import run_suites
 from agenteval_ci.schema import ShardInfo, Status
 
 AGENT = '''

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 
-from agenteval_ci.sequential import GRID, CaseCounts, Counts, bayes_factor, chance_dropped, fit_prior, metric_evidence, suite_evidence
+from agenteval_ci.core.sequential import GRID, CaseCounts, Counts, bayes_factor, chance_dropped, fit_prior, metric_evidence, suite_evidence
 
 
 def _case(baseline: tuple[int, int], now: tuple[int, int]) -> CaseCounts:

@@ -9,20 +9,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..baseline import load_baseline, parse_baseline
-from ..commands._common import project_settings
-from ..gate import Comparison, compare
+from ..core.baseline import load_baseline, parse_baseline
+from ..core.settings import resolve_gate
+from ..files.project import project_settings
+from ..core.gate import Comparison, compare
 from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
-from ..loader import parse_json
+from ..files.readers import parse_json
 from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
-from ..results_file import write_atomic
-from ..schema import Results
+from ..files.writing import write_atomic
+from ..schema import Outcome, Results
 from ..schema.baseline import Baseline
 from ..schema.settings import GateSettings
-from ..workflow import Runner
+from .workflow import Runner
+from . import artifact
 from .settings import ActionSettings
 
-FAILING_OUTCOMES = ("regressed", "newly_failing", "unevaluated")
 CHECK_SUMMARY_LIMIT = 65535  # GitHub's limit on a check run's output.summary
 
 
@@ -65,9 +66,8 @@ def accepted_on_pull(repo: Repo, number: int, text: str) -> str:
 
 def project_choices(s: ActionSettings) -> tuple[str, GateSettings]:
     """agenteval.yaml's baseline (repo-relative) and gate, with the `fail-on` input applied."""
-    baseline, gate, _ = project_settings(str(s.in_workspace(s.config)))
-    gate = gate.model_copy(update={"fail_on": s.fail_on}) if s.fail_on else gate
-    return Path(os.path.relpath(baseline, s.workspace)).as_posix(), gate
+    project = project_settings(str(s.in_workspace(s.config)))
+    return Path(os.path.relpath(project.baseline, s.workspace)).as_posix(), resolve_gate(project.gate, s.gate_overrides)
 
 
 def baseline_of(file: FileContent | None, ref: str) -> Baseline | None:
@@ -109,9 +109,10 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Resu
     notes = []
     for case in comparison.cases:
         file = files.get((case.suite, case.eval_set_id, case.eval_id))
-        if case.outcome not in FAILING_OUTCOMES or not file:
+        outcome = Outcome(case.outcome)
+        if not outcome.traits.fails or not file:
             continue
-        message = f"{case.outcome.replace('_', ' ')}: {', '.join(case.worse_metrics) or 'see the report'}"
+        message = f"{outcome.words}: {', '.join(case.worse_metrics) or 'see the report'}"
         if case.note:
             message += f"\n{case.note}"
         path = Path(os.path.relpath(s.in_workspace(file), s.workspace)).as_posix()
@@ -121,10 +122,10 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Resu
 
 def write_reports(s: ActionSettings, comparison: Comparison, results: Results, comment: str) -> Path:
     s.results_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(s.results_dir / "comment.md", comment)
-    write_atomic(s.results_dir / "comparison.json", comparison_json(comparison))
-    write_atomic(s.results_dir / "junit.xml", render_junit(results, comparison))
-    report = s.results_dir / "report.html"
+    write_atomic(s.results_dir / artifact.COMMENT, comment)
+    write_atomic(s.results_dir / artifact.COMPARISON, comparison_json(comparison))
+    write_atomic(s.results_dir / artifact.JUNIT, render_junit(results, comparison))
+    report = s.results_dir / artifact.REPORT
     write_atomic(report, render_html(comparison, results))
     return report
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..readers import MAX_FILE_BYTES
+from ..files.readers import MAX_FILE_BYTES
 from .client import GitHubClient
 from .errors import BadArtifact, Conflict, Forbidden, GitHubError, NotFound
 

@@ -1,6 +1,6 @@
 """LLM judge: the only package that talks to google.genai (see docs/judge.md).
 
-    judge = make_judge(settings)              # before the agent is imported; always a Judge, even without credentials
+    judge = make_judge(settings, os.environ)  # before the agent is imported; always a Judge, even without credentials
     answer = await judge.ask(metric, model, config, prompt, sample, read)
     answers = await judge.ask_many(metric, model, config, prompt, count, read)  # samples 0..count-1, one request
     answer.verdict                            # what `read` made of the reply: only complete verdicts come back
@@ -10,14 +10,14 @@
 
 from __future__ import annotations
 
-import os
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..schema import JudgeUsage, RunStats, TokenCounts
 from ..schema.settings import JudgeSettings
-from ._judge import Judge, JudgeAnswer, JudgeStats, MetricUsage
+from ._judge import Judge, JudgeStats, MetricUsage
+from ..core.judging import JudgeAnswer
 from .access import NO_CREDENTIALS, JudgeAccess
-from .outcomes import Reader, Unreadable, any_text
+from ..core.judging import Reader, Unreadable, any_text
 
 __all__ = [
     "Judge", "JudgeAnswer", "JudgeStats", "MetricUsage", "NO_CREDENTIALS", "Reader", "Unreadable", "any_text",
@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 
-def make_judge(settings: JudgeSettings, env: Mapping[str, str] = os.environ) -> Judge:
+def make_judge(settings: JudgeSettings, env: Mapping[str, str]) -> Judge:
     """A Judge for a run, its endpoint and credentials read from `env` now: make it before the
     agent is imported, so nothing the agent does to os.environ reaches it. Without credentials
     every judged sample is NOT_EVALUATED with the reason."""

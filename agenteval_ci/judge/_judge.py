@@ -26,8 +26,10 @@ from typing import Any, Iterable, Optional, Union
 
 from ..schema.settings import JudgeSettings
 from .access import JudgeAccess
-from .cache import CachedReply, DiskCache, cache_key
-from .outcomes import BadReply, CallFailed, Generated, Reader, Unreadable, any_text
+from ..files.judge_cache import CachedReply, DiskCache, cache_key
+from .outcomes import BadReply, CallFailed, Generated
+from ..core.judging import JudgeAnswer
+from ..core.judging import Reader, Unreadable, any_text
 from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
 
@@ -54,14 +56,6 @@ class Verdict:
 
 
 Sampled = Union[Verdict, BadReply, CallFailed]
-
-
-@dataclass(frozen=True)
-class JudgeAnswer:
-    text: Optional[str] = None
-    verdict: Any = None  # what the metric's reader made of `text`
-    error: Optional[str] = None  # why there is no verdict: the sample is not evaluated
-    cached: bool = False
 
 
 @dataclass

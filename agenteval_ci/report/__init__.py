@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 from ..schema.project import DEFAULT_BASELINE
 
 if TYPE_CHECKING:
-    from ..gate import Comparison
+    from ..core.gate import Comparison
     from ..schema import Results
 
 __all__ = ["comment_marker", "comparison_json", "render_comment", "render_html", "render_junit", "render_summary"]

@@ -11,23 +11,11 @@ from typing import Iterable
 
 import pydantic
 
-from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
-from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Results, RunRecord, Status
+from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
+from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, Results, RunRecord, Status
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
 from .text import fmt, fmt_delta, fmt_rate, inline
 
-SECTION_TITLES = {
-    "regressed": "Regressions",
-    "newly_failing": "Newly failing",
-    "unevaluated": "Not evaluated now (lost coverage)",
-    "worsened": "Worsened (a score dropped by more than the tolerance)",
-    "flaky": "Flaky (runs disagree)",
-    "incomparable": "Incomparable: the test changed, the baseline needs accepting",
-    "new": "New cases",
-    "removed": "Removed cases",
-    "fixed": "Fixed",
-    "improved": "Improved",
-}
 RATIONALE_CHARS = 600
 RERUNS_SHOWN = 50  # num_runs: auto: re-run cases listed in the comment, most runs first
 
@@ -186,7 +174,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
     run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
-    show_diffs = result is not None and outcome.outcome in ("regressed", "newly_failing", "worsened", "new", "flaky")
+    show_diffs = result is not None and Outcome(outcome.outcome).traits.shows_diff
     trajectory, aligned = _trajectory(result, run, expected, actual) if show_diffs and expected else ("", False)
     return CaseView(
         key=outcome.key,
@@ -305,7 +293,7 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         reasons=comparison.reasons + tuple(f"warning (gate.not_evaluated: warn): {w}" for w in comparison.warnings),
         has_baseline=comparison.has_baseline,
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
-        cases=tuple(case_view(c, by_key.get(c.key)) for c in comparison.cases if every_case or c.outcome in SECTION_TITLES),
+        cases=tuple(case_view(c, by_key.get(c.key)) for c in comparison.cases if every_case or Outcome(c.outcome).traits.title),
         counts=comparison.counts,
         facts=_facts(results),
         baseline_edited=comparison.baseline_edited,

@@ -47,6 +47,6 @@ from .results import (
     RunRecord,
     RunStats,
     ShardInfo,
-    Status,
     TokenCounts,
 )
+from .vocabulary import BY_RANK, OUTCOMES, FailOn, Outcome, Status, Verdict

@@ -8,7 +8,6 @@ agent. Documented in docs/results-format.md; bump SCHEMA_VERSION on breaking cha
 
 from __future__ import annotations
 
-import enum
 from typing import Any, Optional
 
 from pydantic import Field
@@ -16,15 +15,9 @@ from pydantic import Field
 from ._base import StrictModel
 
 from .eval_set import EvalCase, Invocation
+from .vocabulary import Status
 
 SCHEMA_VERSION = 1
-
-
-class Status(str, enum.Enum):
-    PASSED = "PASSED"
-    FAILED = "FAILED"
-    NOT_EVALUATED = "NOT_EVALUATED"
-    INFORMATIONAL = "INFORMATIONAL"  # a figure that never passes or fails
 
 
 class RubricVerdict(StrictModel):

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from agenteval_ci.baseline import baseline_from_results, dump_baseline
+from agenteval_ci.core.baseline import baseline_from_results, dump_baseline
 from agenteval_ci.schema import Results
 from agenteval_ci.schema.baseline import Baseline
 from tests.fakes.github import blob_sha

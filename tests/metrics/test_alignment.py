@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval_ci.metrics import REGISTRY, MetricInput
-from agenteval_ci.metrics.alignment import RuleBook, align
+from agenteval_ci.core.metrics import REGISTRY, MetricInput
+from agenteval_ci.core.metrics.alignment import RuleBook, align
 from agenteval_ci.schema import AlignedCall, EvalCase, FunctionCall, Invocation, Status, ToolArgsCriterion
 from agenteval_ci.schema.content import Content, Part
 from agenteval_ci.schema.eval_set import IntermediateData

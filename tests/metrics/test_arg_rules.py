@@ -7,7 +7,7 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from agenteval_ci.metrics.arg_match import ToolRuleSet, compare_args
+from agenteval_ci.core.metrics.arg_match import ToolRuleSet, compare_args
 from agenteval_ci.schema import ToolArgsCriterion
 from agenteval_ci.schema.arg_rules import format_path, parse_path
 

@@ -11,9 +11,9 @@ import pydantic
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.metrics import REGISTRY, MetricInput
-from agenteval_ci.metrics.alignment import RuleBook, align
-from agenteval_ci.metrics.arg_match import REGEX_TIME_LIMIT, ToolRuleSet, compare_args
+from agenteval_ci.core.metrics import REGISTRY, MetricInput
+from agenteval_ci.core.metrics.alignment import RuleBook, align
+from agenteval_ci.core.metrics.arg_match import REGEX_TIME_LIMIT, ToolRuleSet, compare_args
 from agenteval_ci.schema import EvalCase, FunctionCall, Invocation, ToolArgsCriterion
 from agenteval_ci.schema.content import Content
 from agenteval_ci.schema.eval_set import IntermediateData

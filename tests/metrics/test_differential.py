@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval_ci.metrics import REGISTRY, MetricInput
+from agenteval_ci.core.metrics import REGISTRY, MetricInput
 from agenteval_ci.schema import BaseCriterion, EvalSet, MatchType, MetricRun, ToolTrajectoryCriterion
 
 from .casegen import generate
@@ -88,7 +88,7 @@ def test_response_match_matches_adk(cases, threshold):
 
 def test_response_match_scores_unicode_and_cjk(cases):
     """The generator's non-ASCII replies score above 0 against themselves (ADK's tokenizer keeps them)."""
-    from agenteval_ci.metrics.rouge import rouge1_fmeasure
+    from agenteval_ci.core.metrics.rouge import rouge1_fmeasure
 
     from .casegen import UNICODE_REPLIES
 

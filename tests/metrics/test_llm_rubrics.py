@@ -131,7 +131,7 @@ def test_multi_turn_metrics_judge_the_whole_conversation_at_the_last_turn(tmp_pa
 
 
 def _read(reply) -> object:
-    from agenteval_ci.metrics.llm_rubrics import rubric_reader
+    from agenteval_ci.core.metrics.llm_rubrics import rubric_reader
     from agenteval_ci.schema import Rubric
 
     rubrics = [Rubric.model_validate(r) for r in (CONCISE, POLITE)]

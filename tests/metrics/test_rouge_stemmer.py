@@ -18,7 +18,7 @@ def run_python(code: str) -> str:
 def test_stemmer_loads_without_nltk_init_and_a_later_import_gets_the_real_package():
     out = run_python(f"""
         import sys
-        from agenteval_ci.metrics import rouge
+        from agenteval_ci.core.metrics import rouge
         print(sorted(m for m in sys.modules if m.split(".")[0] == "nltk"))
         ours = [rouge._stemmer.stem(w) for w in {WORDS!r}]
         import nltk  # what an agent under test may do afterwards
@@ -35,7 +35,7 @@ def test_falls_back_to_the_plain_import_when_nltk_is_loaded_already():
     out = run_python("""
         import nltk.stem.porter
         real = nltk.stem.porter.PorterStemmer
-        from agenteval_ci.metrics import rouge
+        from agenteval_ci.core.metrics import rouge
         import sys
         print(type(rouge._stemmer) is real, sys.modules["nltk"] is nltk)
     """)
@@ -45,7 +45,7 @@ def test_falls_back_to_the_plain_import_when_nltk_is_loaded_already():
 def test_a_porter_module_that_needs_more_of_nltk_falls_back_and_leaves_no_stand_ins():
     out = run_python("""
         import sys
-        from agenteval_ci.metrics import rouge
+        from agenteval_ci.core.metrics import rouge
         def needs_more():
             rouge._porter_module_alone_real()
             raise ImportError("a future porter.py imports nltk.corpus")

@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from agenteval_ci.metrics import MetricInput
-from agenteval_ci.metrics.registry import REGISTRY
+from agenteval_ci.core.metrics import MetricInput
+from agenteval_ci.core.metrics.registry import REGISTRY
 from agenteval_ci.judge import Unreadable
-from agenteval_ci.metrics.user_simulator import read_verdict
+from agenteval_ci.core.metrics.user_simulator import read_verdict
 from agenteval_ci.schema import Content, EvalCase, Invocation, Status
 from tests.fakes.gemini import Fault, FakeGemini, text_reply
 from tests.judge.helpers import judge_for

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval_ci.metrics import REGISTRY, MetricInput
-from agenteval_ci.metrics.vertex import precision, recall
+from agenteval_ci.core.metrics import REGISTRY, MetricInput
+from agenteval_ci.core.metrics.vertex import precision, recall
 from agenteval_ci.schema import BaseCriterion, EvalCase, FunctionCall, Invocation, SingleToolUseCriterion, Status
 
 

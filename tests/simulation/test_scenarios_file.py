@@ -10,7 +10,7 @@ import pytest
 
 from agenteval_ci.cli import main
 from agenteval_ci.errors import InputError
-from agenteval_ci.loader import load_eval_set
+from agenteval_ci.files.eval_sets import load_eval_set
 from tests.fakes.gemini import FakeGemini, function_call_reply, text_reply
 from tests.simulation.helpers import SIMULATOR_MARK
 

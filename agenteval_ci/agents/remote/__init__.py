@@ -20,9 +20,9 @@ from urllib.parse import urlsplit
 from ...errors import DependencyError, UsageError
 from ...schema import Content, EvalCase, Invocation
 from ...schema.remote_agent import RemoteAgentConfig
-from ...metrics.judge_context import INTERMEDIATE_TEXTS
-from ...traces.mapping import TraceContentMissing, turn_from_spans
-from ...traces.turn import TurnRecord, to_invocation
+from ...core.metrics.judge_context import INTERMEDIATE_TEXTS
+from ..traces.mapping import TraceContentMissing, turn_from_spans
+from ..traces.turn import TurnRecord, to_invocation
 from .http import AgentHttp, RemoteAgentError, joined
 from .process import LOG_FILE, AgentProcess, agent_environment, guard_exits
 from .receiver import OtlpReceiver, TraceMissing, TurnQuery

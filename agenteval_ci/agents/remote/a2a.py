@@ -22,7 +22,7 @@ from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
 from ...schema import Content, EvalCase
-from ...traces.turn import ToolStep, TurnRecord, as_response
+from ..traces.turn import ToolStep, TurnRecord, as_response
 from .http import RemoteAgentError, same_origin
 from .session import Session, TurnContext
 

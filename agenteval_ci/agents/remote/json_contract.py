@@ -21,7 +21,7 @@ import pydantic
 from pydantic import ConfigDict, Field
 
 from ...schema import Content, EvalCase
-from ...traces.turn import ToolStep, TurnRecord, as_response, usage_record
+from ..traces.turn import ToolStep, TurnRecord, as_response, usage_record
 from .http import parse_reply
 from .session import Session, TurnContext
 

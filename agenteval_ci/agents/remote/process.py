@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Mapping, Optional
 
-from ...agent_logs import LOG_FILE
+from ..logs import LOG_FILE
 
 TAIL_BYTES = 2000
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
 
-from ...traces.mapping import session_of
-from ...traces.otlp import OtlpError, Span, spans_from_json, spans_from_protobuf
+from ..traces.mapping import session_of
+from ..traces.otlp import OtlpError, Span, spans_from_json, spans_from_protobuf
 
 MAX_EXPORT_BYTES = 64 * 1024 * 1024
 CLOSE_WAIT_SECONDS = 2.0  # for a connection's handler to end once its socket is shut down
