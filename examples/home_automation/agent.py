@@ -1,8 +1,9 @@
 """An offline, deterministic home-automation agent: a plain Python function.
 
 agenteval calls `handle(text, session)` once per user turn. It "calls tools" (functions
-below) and returns the response, the calls it made and its app_details (instructions and
-tool declarations, for the judge), the shape agenteval records.
+below) and returns the response, its steps (each call with what the tool returned; it writes
+no text between calls) and its app_details (instructions and tool declarations), so the
+judges see what they would see of an ADK agent.
 No model and no network: the same input always gives the same output.
 """
 
@@ -58,11 +59,12 @@ def handle(text: str, session: Any) -> dict[str, Any]:
     state = session.state
     state.setdefault("lights", dict(DEFAULT_STATE["lights"]))
     state.setdefault("thermostat", DEFAULT_STATE["thermostat"])
-    calls: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
 
     def call(tool: Any, **args: Any) -> dict[str, Any]:
-        calls.append({"name": tool.__name__, "args": args})
-        return tool(state, **args)
+        result = tool(state, **args)
+        steps.append({"name": tool.__name__, "args": args, "response": dict(result)})
+        return result
 
     request = text.lower().strip()
     if match := re.search(r"turn (on|off) the ([a-z ]+?) lights?\b", request):
@@ -81,4 +83,4 @@ def handle(text: str, session: Any) -> dict[str, Any]:
         response = f"The {match[1]} light is {'on' if on else 'off'}."
     else:
         response = "Sorry, I can only control the lights and the thermostat."
-    return {"response": response, "tool_calls": calls, "app_details": APP_DETAILS}
+    return {"response": response, "steps": steps, "app_details": APP_DETAILS}

@@ -2,7 +2,7 @@
 rubrics or the judge prompts). Replies come from the project's scripted fake Gemini judge,
 which answers each rubric with a simple rule, so the example stays offline and deterministic.
 
-    /work/venv/bin/python examples/home_automation/record_judge_cache.py
+    python examples/home_automation/record_judge_cache.py
 """
 
 from __future__ import annotations
