@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from agenteval_ci.runner.progress import Progress
 from agenteval_ci.files.project import load_project
+from agenteval_ci.runner.progress import Progress
 from agenteval_ci.runner.suites import run_suites
 
 AGENT = """

@@ -66,7 +66,7 @@ def run_measured(command: list[str]) -> None:
 
 def adk_side(eval_set_path: str, actual_path: str, config_path: str, out_path: str) -> None:
     """What a user of google-adk runs: its readers, then its two evaluators per case."""
-    from google.adk.evaluation.eval_config import get_evaluation_criteria_or_default, get_eval_metrics_from_config
+    from google.adk.evaluation.eval_config import get_eval_metrics_from_config, get_evaluation_criteria_or_default
     from google.adk.evaluation.eval_set import EvalSet
     from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
     from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
@@ -93,10 +93,10 @@ def our_metrics_only(eval_set_path: str, actual_path: str) -> float:
     """Seconds our two metric functions take on already-loaded cases (no I/O, no results file)."""
     sys.path.insert(0, str(ROOT))
     from agenteval_ci.agents.recorded import load_actuals
+    from agenteval_ci.core.metrics import MetricInput
     from agenteval_ci.files.discovery import adk_eval_config
     from agenteval_ci.files.eval_configs import load_eval_config
     from agenteval_ci.files.eval_sets import load_eval_set
-    from agenteval_ci.core.metrics import MetricInput
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases
     actual = load_actuals(actual_path)
@@ -115,8 +115,8 @@ def alignment_cost(eval_set_path: str, actual_path: str) -> dict[str, float]:
     """Seconds each of our alignment metrics takes (default rules) on the same loaded cases."""
     sys.path.insert(0, str(ROOT))
     from agenteval_ci.agents.recorded import load_actuals
-    from agenteval_ci.files.eval_sets import load_eval_set
     from agenteval_ci.core.metrics import REGISTRY, MetricInput
+    from agenteval_ci.files.eval_sets import load_eval_set
     from agenteval_ci.schema import ToolArgsCriterion
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases
@@ -185,7 +185,7 @@ def main() -> None:
     print(f"speed-up, whole process: {adk_wall / ours_wall:.1f}x, best of {args.repeat} each (target >= 5x)")
     print(f"metric computation only (in process, data loaded): agenteval {ours_metrics:.2f} s, "
           f"google-adk {adk_metrics:.2f} s, {adk_metrics / ours_metrics:.1f}x")
-    print(f"alignment metrics (in process, data loaded, default rules): "
+    print("alignment metrics (in process, data loaded, default rules): "
           + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in aligned.items()))
     print(f"agenteval score with both alignment metrics added: {aligned_wall:.2f} s whole process "
           f"(+{aligned_wall - ours_wall:.2f} s over the default metrics)")

@@ -4,7 +4,6 @@ name and by content (issue 15, items 2, 4 and 5)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from agenteval_ci.cli import main
 from agenteval_ci.files.discovery import find_project_file, looks_like_eval_config

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from agenteval_ci.action.workflow import read_event
 from agenteval_ci.cli import main
 from agenteval_ci.errors import InputError
 from agenteval_ci.files.project import read_project_config
 from agenteval_ci.files.readers import MAX_DEPTH, parse_json, parse_yaml, read_json
-from agenteval_ci.action.workflow import read_event
 from tests.unprivileged import agenteval, shared_folder
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.errors import InputError, UsageError
-from agenteval_ci.runner.progress import Progress
 from agenteval_ci.files.project import load_project
+from agenteval_ci.runner.progress import Progress
 from agenteval_ci.runner.suites import run_suites
 from agenteval_ci.schema import ShardInfo, Status
 

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 
 from ..core.baseline import baseline_from_results, dump_baseline, refuse_unsound
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
-from ..github import Comment, Conflict, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
 from ..files.results import read_results
 from ..files.writing import write_atomic
+from ..github import Comment, Conflict, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
 from ..schema import Results
-from .workflow import Runner
 from . import artifact
 from .event import IssueCommentEvent
 from .modes import github_repo
 from .publish import BaselineChoice, Target, baseline_of, digest, project_choices, publish
 from .settings import ActionSettings
+from .workflow import Runner
 
 COMMAND = "/agenteval accept"
 ALLOW_FAILED = "--allow-failed"

@@ -10,19 +10,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.baseline import load_baseline, parse_baseline
+from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
 from ..files.project import project_settings
-from ..core.gate import Comparison, compare
-from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
 from ..files.readers import parse_json
-from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
 from ..files.writing import write_atomic
+from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
+from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
 from ..schema import Outcome, Results
 from ..schema.baseline import Baseline
 from ..schema.settings import GateSettings
-from .workflow import Runner
 from . import artifact
 from .settings import ActionSettings
+from .workflow import Runner
 
 CHECK_SUMMARY_LIMIT = 65535  # GitHub's limit on a check run's output.summary
 

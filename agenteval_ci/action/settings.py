@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .agent_env import AgentEnv, agent_env_from
 from ..errors import UsageError
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ..schema.settings import GateSettings
 from ..schema.vocabulary import FailOn
-from .workflow import input_flag, input_value
+from .agent_env import AgentEnv, agent_env_from
 from .event import Event, parse_event
+from .workflow import input_flag, input_value
 
 MODES = ("auto", "run", "publish", "accept", "merge")
 MODE_BY_EVENT = {

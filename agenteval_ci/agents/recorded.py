@@ -17,12 +17,12 @@ import pydantic
 from ..errors import InputError, Problem
 from ..files.eval_sets import eval_set_from_data, valid_eval_set_json
 from ..files.readers import parse_json, read_text
-from ..schema.problems import problems_from
 from ..files.results import results_from_data
-from .traces.otlp import OtlpError
-from .traces.recorded import looks_like_otlp, runs_from_spans, spans_from_text
 from ..schema import EvalCase, EvalSet, Invocation, RunRecord
 from ..schema._base import AdkModel
+from ..schema.problems import problems_from
+from .traces.otlp import OtlpError
+from .traces.recorded import looks_like_otlp, runs_from_spans, spans_from_text
 
 RunsByCase = dict[str, list[RunRecord]]
 ADK_FAILED = 2  # google-adk's EvalStatus.FAILED

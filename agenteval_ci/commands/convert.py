@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import Optional
 
 from ..core.baseline import load_baseline, write_baseline
-from ..core.conversion import Converted, GlobEdit, SuiteFiles, carried_baseline, edited_yaml, renamed_glob, with_globs
-from ..files.discovery import find_project_file
 from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Problem, UsageError
+from ..files.conversion import Converted, GlobEdit, SuiteFiles, carried_baseline, edited_yaml, renamed_glob, with_globs
+from ..files.discovery import find_project_file
 from ..files.eval_sets import LoadedEvalSet, load_eval_set, session_from
-from ..files.readers import read_json
 from ..files.project import eval_set_files, read_project_config
-from ..files.readers import parse_yaml, printable, read_bytes, read_text, regular_or_kind
+from ..files.readers import parse_yaml, printable, read_bytes, read_json, read_text, regular_or_kind
 from ..files.writing import write_atomic
 from ..schema import EvalCase, EvalSet
 from ..schema.eval_set import SessionInput

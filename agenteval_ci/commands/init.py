@@ -31,12 +31,12 @@ import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agents.logs import LOG_FILE
-from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError
+from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..files.readers import check_arguments, is_utf8, parse_yaml, path_problem, printable, read_bytes, read_json, regular_or_kind
 from ..files.writing import write_atomic
-from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..report.console import PLAIN, Style
+from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..schema.settings import JudgeSettings
 from ._common import Done, Output
 

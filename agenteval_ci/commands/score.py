@@ -8,15 +8,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..agents.recorded import RunsByCase, load_actuals
-from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..core.metrics import ConfiguredMetric
-from ..files.eval_configs import config_rule_problems, load_eval_config
+from ..core.scoring import CaseToScore, score_all
+from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..files.discovery import adk_eval_config
+from ..files.eval_configs import config_rule_problems, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.results import new_results
 from ..schema import EvalCase, Results, RunRecord, RunStats
 from ..schema.settings import JudgeSettings
-from ..core.scoring import CaseToScore, score_all
 from ._common import Done, Output, collector_paused, output_results, print_warnings
 
 if TYPE_CHECKING:

@@ -17,12 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..files.discovery import CONFIG_NAMES, discover_eval_config, find_project_file, looks_like_eval_config
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
-from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set
+from ..files.discovery import CONFIG_NAMES, discover_eval_config, find_project_file, looks_like_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config
-from ..files.readers import read_json
-from ..files.readers import printable
+from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set
+from ..files.readers import printable, read_json
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ._common import Done, files_in, print_warnings
 from .convert import read_session

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .gate import Pair, metric_pairs, noisy, sequential_evidence
 from ..schema import CaseResult, Results
 from ..schema.baseline import Baseline
 from ..schema.project import AdaptiveRuns
 from ..schema.settings import GateSettings
+from .gate import Pair, metric_pairs, noisy, sequential_evidence
 
 
 @dataclass(frozen=True)

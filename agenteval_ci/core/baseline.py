@@ -15,12 +15,13 @@ from typing import Any
 from .. import __version__
 from ..errors import UsageError
 from ..files.readers import read_json
-from .metrics.base import adk_mean, unscored_evidence
 from ..files.results import parse_versioned
 from ..files.writing import write_atomic
 from ..schema import CaseResult, MetricResult, Results, Status
 from ..schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
+from .metrics.base import adk_mean, unscored_evidence
 from .selection import case_names
+
 
 def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | None:
     """None when there is no baseline yet (a first run); UsageError when one was named

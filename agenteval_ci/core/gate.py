@@ -16,11 +16,11 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 
-from .baseline import rubric_pass_rates
-from .metrics.base import unscored_evidence
 from ..schema import CaseResult, MetricResult, Results, Status
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.settings import GateSettings
+from .baseline import rubric_pass_rates
+from .metrics.base import unscored_evidence
 from .selection import selected
 from .sequential import CaseCounts, Counts, MetricEvidence, metric_evidence
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Awaitable
 
-from .fingerprint import case_fingerprint
-from .metrics import ConfiguredMetric
-from .metrics import MetricInput, adk_mean, not_evaluated, status_for
-from .metrics.base import NO_REFERENCE
 from ..schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
+from .fingerprint import case_fingerprint
+from .metrics import ConfiguredMetric, MetricInput, adk_mean, not_evaluated, status_for
+from .metrics.base import NO_REFERENCE
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from itertools import accumulate
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 
 GRID = tuple(i / 20 for i in range(21))  # pass rates 0, 0.05, ..., 1
 SHARES = (0.02, 0.1, 0.3)  # shares of changed cases the suite's evidence averages over

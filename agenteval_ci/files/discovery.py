@@ -6,8 +6,8 @@ agenteval.yaml's), and eval configs recognised by what they hold.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError

@@ -12,19 +12,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pydantic
-from ..errors import InputError, Problem, UsageError
-from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
-from .discovery import discover_eval_config, find_project_file, project_root
+
 from ..core.metrics import ConfiguredMetric
+from ..core.rule_check import expected_args_by_tool, rule_problems
+from ..core.selection import pattern_matches
+from ..errors import InputError, Problem, UsageError
+from ..schema import EvalCase, ToolArgsCriterion
+from ..schema.problems import problems_from
+from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, SuiteConfig
+from ..schema.remote_agent import RemoteAgentConfig
+from ..schema.settings import GateSettings
+from .discovery import discover_eval_config, find_project_file, project_root
 from .eval_configs import LoadedEvalConfig, config_rule_problems, load_eval_config, read_criteria, with_metrics, with_tool_args
 from .eval_sets import LoadedEvalSet, load_eval_set
-from ..schema.problems import problems_from
-from ..core.rule_check import expected_args_by_tool, rule_problems
-from ..schema import EvalCase, ToolArgsCriterion
-from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, SuiteConfig
-from ..schema.settings import GateSettings
-from ..schema.remote_agent import RemoteAgentConfig
-from ..core.selection import pattern_matches
+from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 
 
 @dataclass(frozen=True)

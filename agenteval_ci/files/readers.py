@@ -11,8 +11,8 @@ import json
 import os
 import re
 import stat
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import yaml

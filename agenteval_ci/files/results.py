@@ -11,11 +11,11 @@ import pydantic
 
 from ..core.results import results_of
 from ..errors import InputError, Problem
+from ..schema import CaseResult, Results
 from ..schema.problems import problems_from
+from ..schema.results import SCHEMA_VERSION
 from .readers import read_json
 from .writing import write_atomic
-from ..schema import CaseResult, Results
-from ..schema.results import SCHEMA_VERSION
 
 
 def utc_timestamp() -> str:

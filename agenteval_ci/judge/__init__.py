@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..core.judging import JudgeAnswer, Reader, Unreadable, any_text
 from ..schema import JudgeUsage, RunStats, TokenCounts
 from ..schema.settings import JudgeSettings
 from ._judge import Judge, JudgeStats, MetricUsage
-from ..core.judging import JudgeAnswer
 from .access import NO_CREDENTIALS, JudgeAccess
-from ..core.judging import Reader, Unreadable, any_text
 
 __all__ = [
     "Judge", "JudgeAnswer", "JudgeStats", "MetricUsage", "NO_CREDENTIALS", "Reader", "Unreadable", "any_text",

@@ -24,14 +24,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Optional, Union
 
+from ..core.judging import JudgeAnswer, Reader, Unreadable, any_text
+from ..files.judge_cache import CachedReply, DiskCache, cache_key
 from ..schema.settings import JudgeSettings
 from .access import JudgeAccess
-from ..files.judge_cache import CachedReply, DiskCache, cache_key
-from .outcomes import BadReply, CallFailed, Generated
-from ..core.judging import JudgeAnswer
-from ..core.judging import Reader, Unreadable, any_text
 from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
+from .outcomes import BadReply, CallFailed, Generated
 
 MAX_CANDIDATES = 8  # Gemini's limit on candidate_count
 

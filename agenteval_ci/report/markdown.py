@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .render import ENV
 from ..schema import OUTCOMES, Outcome
+from .render import ENV
 from .view import CaseView, ReportView
 
 COMMENT_LIMIT = 65536  # GitHub's limit on a comment body, in characters

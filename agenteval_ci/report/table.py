@@ -6,6 +6,7 @@ from ..core.baseline import rubric_pass_rates
 from ..schema import CaseResult, MetricResult, Outcome, Results, RunStats, Status
 from .console import PLAIN, Style, turn_details
 
+
 def _score(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 

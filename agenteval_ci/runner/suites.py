@@ -11,29 +11,42 @@ import asyncio
 import inspect
 import re
 import time
-from dataclasses import dataclass
 from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..agents.logs import AgentLogs
 from ..agents import Agent, AgentExited, Conversation, contained, load_agent
-from ..errors import InputError, Problem
-from ..judge import make_judge, with_judge_stats
+from ..agents.logs import AgentLogs
+from ..core.adaptive import Rerun, RoundPlan, case_note, plan_round, within_limits
 from ..core.metrics import adk_mean
 from ..core.metrics.efficiency import token_breakdown
-from .progress import Progress
-from ..files.project import EvalSetToRun, Suite
-from ..schema.project import AdaptiveRuns
-from ..schema import AdaptiveInfo, CaseResult, Content, EvalCase, Invocation, MetricResult, MetricRun, Results, RunRecord, RunStats, ShardInfo, Status, TokenCounts
-from ..schema.eval_config import UserSimulatorConfig
-from ..schema.baseline import Baseline
-from ..schema.settings import GateSettings, JudgeSettings
-from ..files.results import new_results
-from ..core.adaptive import Rerun, RoundPlan, case_note, plan_round, within_limits
 from ..core.scoring import CaseToScore, score_case, with_more_runs
 from ..core.shards import in_shard
 from ..core.simulation import SimulatedUser, SimulationFailed, missing_placeholders
-
+from ..errors import InputError, Problem
+from ..files.project import EvalSetToRun, Suite
+from ..files.results import new_results
+from ..judge import make_judge, with_judge_stats
+from ..schema import (
+    AdaptiveInfo,
+    CaseResult,
+    Content,
+    EvalCase,
+    Invocation,
+    MetricResult,
+    MetricRun,
+    Results,
+    RunRecord,
+    RunStats,
+    ShardInfo,
+    Status,
+    TokenCounts,
+)
+from ..schema.baseline import Baseline
+from ..schema.eval_config import UserSimulatorConfig
+from ..schema.project import AdaptiveRuns
+from ..schema.settings import GateSettings, JudgeSettings
+from .progress import Progress
 
 T = TypeVar("T")
 

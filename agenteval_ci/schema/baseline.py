@@ -11,7 +11,6 @@ from typing import Optional
 from pydantic import Field
 
 from ._base import StrictModel
-
 from .results import Status
 
 BASELINE_VERSION = 1

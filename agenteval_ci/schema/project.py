@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from ._base import StrictModel
-
 from .arg_rules import ToolArgs, check_tool_args
 from .remote_agent import RemoteAgentConfig
 from .settings import GateSettings, JudgeSettings

@@ -13,7 +13,6 @@ from typing import Any, Optional
 from pydantic import Field
 
 from ._base import StrictModel
-
 from .eval_set import EvalCase, Invocation
 from .vocabulary import Status
 

@@ -7,7 +7,6 @@ import json
 from agenteval_ci.cli import main
 from tests.test_run import make_project
 
-
 TIMED = {"latency", "invocation_duration_v1"}  # wall-clock metrics differ from run to run
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from agenteval_ci.files.eval_configs import load_eval_config
 from agenteval_ci.core.metrics import REGISTRY, MetricInput
+from agenteval_ci.files.eval_configs import load_eval_config
 from agenteval_ci.schema import ToolArgsCriterion
 
 from .test_differential import _assert_same, cases  # noqa: F401 - the shared fixture

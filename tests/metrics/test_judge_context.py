@@ -9,8 +9,8 @@ import re
 
 from agenteval_ci.agents.recorded import load_actuals
 from agenteval_ci.cli import main
-from agenteval_ci.judge.costs import estimate_prompt_tokens
 from agenteval_ci.core.metrics.judge_context import NOT_RECORDED
+from agenteval_ci.judge.costs import estimate_prompt_tokens
 from agenteval_ci.schema import AppDetails, InvocationEvent, InvocationEvents
 from tests.fakes.gemini import FakeGemini, GeminiRequest, text_reply
 from tests.judge.helpers import json_reply, judge_for, score, turn

@@ -82,8 +82,8 @@ def test_safety_scores_each_turn_safe_or_unsafe(tmp_path):
 
 
 def test_labels_read_whole_or_not_at_all():
-    from agenteval_ci.judge import Unreadable
     from agenteval_ci.core.metrics.llm_hallucinations import labels_reader, read_sentences
+    from agenteval_ci.judge import Unreadable
 
     def why(value):
         return value.why if isinstance(value, Unreadable) else value

@@ -10,10 +10,10 @@ import pytest
 
 from agenteval_ci.core.metrics import MetricInput
 from agenteval_ci.core.metrics.registry import REGISTRY
-from agenteval_ci.judge import Unreadable
 from agenteval_ci.core.metrics.user_simulator import read_verdict
+from agenteval_ci.judge import Unreadable
 from agenteval_ci.schema import Content, EvalCase, Invocation, Status
-from tests.fakes.gemini import Fault, FakeGemini, text_reply
+from tests.fakes.gemini import FakeGemini, Fault, text_reply
 from tests.judge.helpers import judge_for
 
 SPEC = REGISTRY["per_turn_user_simulator_quality_v1"]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
-from tests.fakes.gemini import Fault, FakeGemini, text_reply
+from tests.fakes.gemini import FakeGemini, Fault, text_reply
 from tests.simulation.helpers import (
     QUALITY_MARK,
     SIMULATOR_MARK,

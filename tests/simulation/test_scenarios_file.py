@@ -40,9 +40,9 @@ def test_a_scenarios_file_becomes_scenario_cases_named_as_adk_names_them(tmp_pat
     assert all(c.conversation is None for c in cases) and len({c.eval_id for c in cases}) == 3
     # google-adk's `adk eval_set add_eval_case --scenarios_file` gives the same ids (its pre-built
     # personas hash in its own wording, so only scenarios without one or with an inline persona match).
-    from google.adk.evaluation.conversation_scenarios import ConversationScenarios
-
     import hashlib
+
+    from google.adk.evaluation.conversation_scenarios import ConversationScenarios
 
     adk = ConversationScenarios.model_validate({"scenarios": [HELLO_WORLD, INLINE_PERSONA]})
     adk_ids = [hashlib.sha256(json.dumps(s.model_dump(), sort_keys=True).encode()).hexdigest()[:8] for s in adk.scenarios]

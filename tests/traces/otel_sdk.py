@@ -6,12 +6,12 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from google.protobuf.json_format import MessageToDict
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from google.protobuf.json_format import MessageToDict
 
 _exporter = None
 

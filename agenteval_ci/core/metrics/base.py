@@ -8,7 +8,6 @@ from typing import Any, Awaitable, Callable, Optional, Union
 
 from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricResult, MetricRun, Status
 
-
 # End the reason of a metric that does not apply to a case: a reference-based metric on a
 # scenario case, the simulated user's metric on a fixed conversation. Such a metric is neither
 # missing evidence nor lost coverage, nor a reason to refuse an accept.

@@ -9,10 +9,9 @@ import asyncio
 
 from ...schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
 from .base import MetricInput, mean_run, not_evaluated, status_for
-from .llm_judge import ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
 from .judge_context import conversation_declarations, flag_blind, response_texts_missing
+from .llm_judge import ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
 from .llm_rubrics import judge_conversation
-
 
 read_safety = read_field_label("verdict", yes=("safe",), no=("unsafe",))
 

@@ -23,8 +23,8 @@ from typing import Union
 
 from ...schema import HallucinationsCriterion, Invocation, InvocationEvent, InvocationScore, MetricRun, text_of
 from ..judging import Reader, Unreadable
-from .base import MetricInput, not_evaluated, status_for
 from . import judge_context as context
+from .base import MetricInput, not_evaluated, status_for
 from .llm_judge import ask_samples, not_evaluated_turn, read_json_list, render_prompt, tool_steps
 
 NAME = "hallucinations_v1"

@@ -15,10 +15,9 @@ import re
 import string
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Any, Generic, Optional, TypeVar, Union
 
-from ..judging import Reader, Unreadable
 from ...schema import (
     FunctionCall,
     FunctionResponse,
@@ -30,19 +29,19 @@ from ...schema import (
     Status,
     text_of,
 )
+from ..judging import Reader, Unreadable
 
 T = TypeVar("T")
-_PROMPTS = Path(__file__).resolve().parent / "prompts"
 NO_JUDGE = "no judge configured for LLM-judged metrics"
 
 
 @lru_cache(maxsize=None)
 def _template(name: str) -> string.Template:
-    return string.Template((_PROMPTS / f"{name}.md").read_text(encoding="utf-8"))
+    return string.Template(resources.files(__package__).joinpath("prompts", f"{name}.md").read_text(encoding="utf-8"))
 
 
 def render_prompt(name: str, **fields: str) -> str:
-    """Our prompt `judge/prompts/<name>.md` with its $fields filled in."""
+    """Our prompt `prompts/<name>.md` (package data beside this module) with its $fields filled in."""
     return _template(name).substitute(fields)
 
 

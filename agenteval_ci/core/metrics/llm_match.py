@@ -9,6 +9,7 @@ with a sample that still has none is NOT_EVALUATED.
 from __future__ import annotations
 
 import asyncio
+
 from ...schema import Invocation, InvocationScore, LlmAsAJudgeCriterion, MetricRun, text_of
 from .base import MetricInput, mean_run, paired, status_for
 from .judge_context import flag_blind, response_texts_missing

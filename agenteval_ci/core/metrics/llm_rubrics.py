@@ -30,8 +30,8 @@ from ...schema import (
     text_of,
 )
 from ..judging import Reader, Unreadable
-from .base import MetricInput, not_evaluated, status_for
 from . import judge_context as context
+from .base import MetricInput, not_evaluated, status_for
 from .judge_context import APP_DETAILS, INTERMEDIATE_TEXTS, TOOL_RESPONSES
 from .llm_judge import (
     ask_samples,

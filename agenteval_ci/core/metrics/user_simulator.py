@@ -19,8 +19,8 @@ from typing import Union
 
 from ...schema import Invocation, InvocationScore, MetricRun, Status, text_of
 from ...schema.eval_config import LlmBackedUserSimulatorCriterion
-from ..simulation import conversation_history, resolve_persona, turn_quality_prompt
 from ..judging import Unreadable
+from ..simulation import conversation_history, resolve_persona, turn_quality_prompt
 from .base import NO_SIMULATED_USER, MetricInput, not_evaluated, status_for
 from .llm_judge import INVALID_LABELS, VALID_LABELS, ask_samples, majority, read_json_reply, read_label
 

@@ -7,7 +7,7 @@ Templates render in jinja's sandbox: custom instructions come from the repositor
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 from typing import Any, Optional
 
 from ...schema import Invocation, InvocationEvents, Part, text_of
@@ -15,7 +15,6 @@ from ...schema.eval_set import IntermediateData, UserPersona
 
 STOP_SIGNAL = "</finished>"
 REQUIRED_PLACEHOLDERS = ("stop_signal", "conversation_plan", "conversation_history")
-_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 @lru_cache(maxsize=None)
@@ -36,7 +35,7 @@ def _environment() -> Any:
 
 @lru_cache(maxsize=None)
 def _template_text(name: str) -> str:
-    return (_TEMPLATES / f"{name}.md.j2").read_text(encoding="utf-8")
+    return resources.files(__package__).joinpath("templates", f"{name}.md.j2").read_text(encoding="utf-8")
 
 
 @lru_cache(maxsize=256)

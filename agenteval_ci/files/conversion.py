@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import yaml
 
-from .fingerprint import case_fingerprint
+from ..core.fingerprint import case_fingerprint
 from ..schema import EvalSet
 from ..schema.baseline import Baseline, BaselineCase
 
