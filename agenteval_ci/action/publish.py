@@ -130,9 +130,9 @@ def write_reports(s: ActionSettings, comparison: Comparison, results: Results, c
     return report
 
 
-def post_comment(repo: Repo, runner: Runner, target: Target, suite: str, body: str) -> str:
+def post_comment(repo: Repo, runner: Runner, pull: PullRequest, suite: str, body: str) -> str:
     try:
-        comment = repo.upsert_comment(target.pull.number, comment_marker(suite), body)
+        comment = repo.upsert_comment(pull.number, comment_marker(suite), body)
     except (Forbidden, NotFound) as exc:
         runner.warning(f"could not post the PR comment ({exc.status}: {exc.message}); the job summary has the report")
         return ""
@@ -190,7 +190,7 @@ def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Resul
                       f"the verdict is in the job summary and {s.results_dir.name}/")
     else:
         if s.comment and target.pull is not None:
-            comment_url = post_comment(repo, runner, target, suite, comment)
+            comment_url = post_comment(repo, runner, target.pull, suite, comment)
         if s.check and target.head_sha:
             post_check(s, repo, runner, target, comparison, comment, annotations)
     emit_errors(runner, annotations)

@@ -53,7 +53,7 @@ class ActionSettings:
     @property
     def gate_overrides(self) -> GateSettings:
         """The gate settings the inputs give (only `fail-on`), over agenteval.yaml's."""
-        return GateSettings.model_construct(**({"fail_on": self.fail_on} if self.fail_on else {}))
+        return GateSettings.model_construct(fail_on=self.fail_on) if self.fail_on else GateSettings.model_construct()
 
     @property
     def run_url(self) -> str:

@@ -107,7 +107,8 @@ class AgentLogs:
 
     @property
     def level(self) -> int:
-        return logging.getLevelName(self.console_level)
+        level: int = logging.getLevelName(self.console_level)
+        return level
 
     def apply(self) -> None:
         """After the user's modules are imported: the console shows `console_level` and up,

@@ -80,8 +80,12 @@ def add_config_flag(parser: argparse.ArgumentParser) -> None:
 
 def _gate_fields() -> dict[str, str]:
     """Gate settings that are flags, with their help."""
-    return {name: (field.json_schema_extra or {}).get("flag", "") for name, field in GateSettings.model_fields.items()  # type: ignore[union-attr]
-            if isinstance(field.json_schema_extra, dict) and "flag" in field.json_schema_extra}
+    found = {}
+    for name, field in GateSettings.model_fields.items():
+        extra = field.json_schema_extra
+        if isinstance(extra, dict) and isinstance(extra.get("flag"), str):
+            found[name] = str(extra["flag"])
+    return found
 
 
 def add_gate_flags(parser: argparse.ArgumentParser, only: tuple[str, ...] = (), help_text: str = "") -> None:

@@ -122,7 +122,8 @@ def convert(settings: ConvertSettings) -> Done:
     files = files_in(settings.paths, [f"*{LEGACY_SUFFIX}"])
     if not files:
         raise UsageError(f"no *{LEGACY_SUFFIX} files in " + ", ".join(settings.paths))
-    failed, conversions, taken = 0, [], {}
+    failed, conversions = 0, []
+    taken: dict[Path, Path] = {}
     for source in files:
         try:
             line, conversion = convert_file(source, settings.initial_session, settings.force, taken)
@@ -186,8 +187,8 @@ def _planned_edits(name: str, config: ProjectConfig, base_dir: Path, conversions
         if not legacy:
             suites.append(SuiteFiles(suite.name, now, now))
             continue
-        renamed = {j: renamed_glob(suite.eval_sets[j]) for j in legacy}
-        if all(renamed.values()) and _runs_exactly(wanted, [
+        renamed = {j: new for j in legacy if (new := renamed_glob(suite.eval_sets[j])) is not None}
+        if len(renamed) == len(legacy) and _runs_exactly(wanted, [
                 _matches(name, f"{at}[{j}]", base_dir, renamed[j]) if j in renamed else files for j, files in enumerate(before)]):
             edits += [GlobEdit(i, j, suite.eval_sets[j], renamed[j]) for j in legacy]
             suites.append(SuiteFiles(suite.name, now, wanted))

@@ -20,7 +20,7 @@ import re
 import shlex
 import stat
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -31,9 +31,9 @@ import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agents.logs import LOG_FILE
-from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError
+from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
-from ..files.readers import check_arguments, is_utf8, parse_yaml, path_problem, printable, read_bytes, read_json, regular_or_kind
+from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
 from ..files.writing import write_atomic
 from ..report.console import PLAIN, Style
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
@@ -85,7 +85,7 @@ def _owner(path: str, agents: list[str]) -> str | None:
     return max(holders, key=len) if holders else None
 
 
-def _walk(root: Path, unreadable: list[str]):
+def _walk(root: Path, unreadable: list[str]) -> Iterator[tuple[Path, list[str]]]:
     """(folder relative to root, regular file names) for every folder worth searching. Symlinked
     folders are not entered (a loop), and a folder that cannot be listed is noted, not fatal."""
     def note(error: OSError) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..agents.recorded import RunsByCase, load_actuals
 from ..core.metrics import ConfiguredMetric
+from ..core.results import with_judge_usage
 from ..core.scoring import CaseToScore, score_all
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..files.discovery import adk_eval_config
@@ -93,9 +94,7 @@ def _score(settings: ScoreSettings) -> Scored:
     scored = score_all(items, judge)
     stats = RunStats()
     if judge is not None:
-        from ..judge import with_judge_stats
-
-        stats = with_judge_stats(stats, judge.stats())
+        stats = with_judge_usage(stats, judge.usage())
     results = new_results(scored, num_runs=max(len(r) for r in runs.values()) if runs else 0, stats=stats)
     output_results(results, settings.output, [*loaded.warnings, *config.warnings])
     return Scored(EXIT_PASSED if results.passed else EXIT_FAILED, results)

@@ -60,6 +60,8 @@ def _check_project(path: Path) -> str:
     print_warnings(project.warnings)
     problems = []
     for i, suite in enumerate(project.suites):
+        if not isinstance(suite.agent, str):
+            continue  # served over HTTP: nothing to find here (`run` starts and checks it)
         try:
             problem = agent_problem(suite.agent, suite.base_dir)
         except (OSError, ValueError) as exc:

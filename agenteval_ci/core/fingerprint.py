@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel
 
 from ..schema import EvalCase
 
 # The eval_id names the case (it is the key); the rest changes on every load of a legacy file.
-_CASE_VOLATILE = {
+_CASE_VOLATILE: Mapping[str, Any] = {
     "eval_id": True,
     "creation_timestamp": True,
     "conversation": {"__all__": {"invocation_id": True, "creation_timestamp": True}},

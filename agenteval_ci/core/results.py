@@ -1,9 +1,12 @@
-"""A results file's record, made from its cases (pure: the caller says when)."""
+"""A results file's record, made from its cases (pure: the caller says when), and the one
+way judge usage adds up: per metric, over a run, over merged shards."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from .. import __version__
-from ..schema import AdaptiveInfo, CaseResult, Results, RunStats, ShardInfo
+from ..schema import AdaptiveInfo, CaseResult, JudgeUsage, Results, RunStats, ShardInfo, TokenCounts
 
 
 def results_of(
@@ -31,4 +34,43 @@ def results_of(
         adaptive=adaptive,
         warnings=warnings or [],
         cases=cases,
+    )
+
+
+def add_cost(total: float | None, more: float | None) -> float | None:
+    """Unknown anywhere (a model without a price) is unknown in the sum."""
+    return None if total is None or more is None else total + more
+
+
+def total_cost(costs: Iterable[float | None]) -> float | None:
+    total: float | None = 0.0
+    for cost in costs:
+        total = add_cost(total, cost)
+    return total
+
+
+def total_usage(usages: Iterable[JudgeUsage]) -> JudgeUsage:
+    total = JudgeUsage(estimated_cost_usd=0.0)
+    for usage in usages:
+        total.calls += usage.calls
+        total.cache_hits += usage.cache_hits
+        total.cache_misses += usage.cache_misses
+        total.failures += usage.failures
+        total.tokens = TokenCounts(input=total.tokens.input + usage.tokens.input, output=total.tokens.output + usage.tokens.output)
+        total.estimated_cost_usd = add_cost(total.estimated_cost_usd, usage.estimated_cost_usd)
+    return total
+
+
+def with_judge_usage(stats: RunStats, per_metric: dict[str, JudgeUsage]) -> RunStats:
+    """`stats` with the judge's work in: the totals and each metric's share."""
+    total = total_usage(per_metric.values())
+    return stats.model_copy(
+        update={
+            "judge_calls": total.calls,
+            "judge_cache_hits": total.cache_hits,
+            "judge_cache_misses": total.cache_misses,
+            "judge_tokens": total.tokens,
+            "estimated_cost_usd": total.estimated_cost_usd,
+            "judge_by_metric": dict(sorted(per_metric.items())),
+        }
     )

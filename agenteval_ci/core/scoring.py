@@ -6,13 +6,17 @@ judge's single concurrency bound instead of going metric by metric or case by ca
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable
+from typing import Any, TypeVar
 
 from ..schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
 from .fingerprint import case_fingerprint
+from .judging import Judge
 from .metrics import ConfiguredMetric, MetricInput, adk_mean, not_evaluated, status_for
 from .metrics.base import NO_REFERENCE
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,7 @@ class CaseToScore:
     suite: str = "default"
 
 
-def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Any) -> MetricRun | Awaitable[MetricRun]:
+def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Judge | None) -> MetricRun | Awaitable[MetricRun]:
     """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
     if metric.spec.needs_expected and item.case.conversation is None:
         return not_evaluated(f"{metric.name} compares with an expected conversation; {NO_REFERENCE}")
@@ -70,17 +74,31 @@ def case_status(metrics: dict[str, MetricResult], runs: list[RunRecord]) -> tupl
     return Status.NOT_EVALUATED, "no metric was evaluated"
 
 
-def score_case(item: CaseToScore, judge: Any = None) -> CaseResult | Awaitable[CaseResult]:
-    """The result now when every metric is deterministic; else a coroutine that gathers
-    the judged ones. Thousands of cheap deterministic scores would otherwise spend much
-    of their time in the event loop."""
+@dataclass(frozen=True)
+class Scoring:
+    """A case being scored: its result now when every metric is deterministic, else its judged
+    metrics to await. Thousands of cheap deterministic scores would otherwise spend much of
+    their time in the event loop."""
+
+    done: CaseResult | None = None
+    judged: Coroutine[Any, Any, CaseResult] | None = None
+
+    async def result(self) -> CaseResult:
+        if self.done is not None:
+            return self.done
+        assert self.judged is not None  # one of the two, always
+        return await self.judged
+
+
+def score_case(item: CaseToScore, judge: Judge | None = None) -> Scoring:
     started = [[_start(m, item, run, judge) for run in item.runs] for m in item.metrics]
-    if not all(isinstance(r, MetricRun) for runs in started for r in runs):
-        return _judged_case(item, started)
-    return _case_result(item, started)  # type: ignore[arg-type]
+    ready = [[r for r in runs if isinstance(r, MetricRun)] for runs in started]
+    if all(len(done) == len(runs) for done, runs in zip(ready, started)):
+        return Scoring(done=_case_result(item, ready))
+    return Scoring(judged=_judged_case(item, started))
 
 
-async def _judged_case(item: CaseToScore, started: list[list[Any]]) -> CaseResult:
+async def _judged_case(item: CaseToScore, started: list[list[MetricRun | Awaitable[MetricRun]]]) -> CaseResult:
     done = iter(await _gather([r for runs in started for r in runs if not isinstance(r, MetricRun)]))
     return _case_result(item, [[r if isinstance(r, MetricRun) else next(done) for r in runs] for runs in started])
 
@@ -110,20 +128,20 @@ def with_more_runs(old: CaseResult, new: CaseResult, metrics: list[ConfiguredMet
     return old.model_copy(update={"metrics": per_metric, "runs": runs, "status": status, "reason": reason})
 
 
-def score_all(items: list[CaseToScore], judge: Any = None) -> list[CaseResult]:
+def score_all(items: list[CaseToScore], judge: Judge | None = None) -> list[CaseResult]:
     """Every case; the judged ones all at once under the judge's bound. Results keep
     the order of `items`."""
     started = [score_case(item, judge) for item in items]
-    pending = [s for s in started if not isinstance(s, CaseResult)]
+    pending = [s.judged for s in started if s.judged is not None]
     if not pending:
-        return started  # type: ignore[return-value]
+        return [s.done for s in started if s.done is not None]
     import asyncio  # judged work only: a run of deterministic metrics never loads it
 
-    done = iter(asyncio.run(_gather(pending)))
-    return [s if isinstance(s, CaseResult) else next(done) for s in started]
+    judged = iter(asyncio.run(_gather(pending)))
+    return [s.done if s.done is not None else next(judged) for s in started]
 
 
-async def _gather(awaitables: list[Awaitable[Any]]) -> list[Any]:
+async def _gather(awaitables: Sequence[Awaitable[T]]) -> list[T]:
     import asyncio
 
     return list(await asyncio.gather(*awaitables))

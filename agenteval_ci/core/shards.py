@@ -6,9 +6,9 @@ import hashlib
 import re
 
 from ..errors import InputError, Problem, UsageError
-from ..schema import AdaptiveInfo, JudgeUsage, Results, RunStats, ShardInfo, TokenCounts
+from ..schema import AdaptiveInfo, Results, RunStats, ShardInfo, TokenCounts
 from ..schema.results import MAX_SHARDS
-from .results import results_of
+from .results import results_of, total_cost, total_usage
 
 _SHARD = re.compile(r"^([0-9]{1,9})/([0-9]{1,9})$")  # ASCII digits only; a bounded int()
 
@@ -39,10 +39,10 @@ def check_shards(named: list[tuple[str, Results]]) -> None:
     problems = [Problem(name, "$.shard", "not a shard (run with --shard I/N)") for name, r in named if r.shard is None]
     if problems:
         raise InputError(problems)
-    count = named[0][1].shard.count
+    count = _shard(named[0][1]).count
     for name, r in named:
-        if r.shard.count != count:
-            problems.append(Problem(name, "$.shard.count", f"is {r.shard.count}, but {named[0][0]} is a shard of {count}"))
+        if _shard(r).count != count:
+            problems.append(Problem(name, "$.shard.count", f"is {_shard(r).count}, but {named[0][0]} is a shard of {count}"))
         if (r.adaptive is None) != (named[0][1].adaptive is None):
             problems.append(Problem(name, "$.adaptive", f"num_runs: auto in one shard but not in {named[0][0]}"))
         elif r.adaptive is None and r.num_runs != named[0][1].num_runs:
@@ -51,9 +51,9 @@ def check_shards(named: list[tuple[str, Results]]) -> None:
             problems.append(Problem(name, "$.case_filter", f"is {r.case_filter}, but {named[0][0]} has {named[0][1].case_filter}"))
     seen: dict[int, str] = {}
     for name, r in named:
-        if r.shard.index in seen:
-            problems.append(Problem(name, "$.shard.index", f"shard {r.shard.index}/{count} is also {seen[r.shard.index]}"))
-        seen.setdefault(r.shard.index, name)
+        if _shard(r).index in seen:
+            problems.append(Problem(name, "$.shard.index", f"shard {_shard(r).index}/{count} is also {seen[_shard(r).index]}"))
+        seen.setdefault(_shard(r).index, name)
     missing = sorted(set(range(1, count + 1)) - set(seen))
     if missing and not problems:
         problems.append(Problem(named[0][0], "$.shard", f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing from the merge"))
@@ -68,10 +68,17 @@ def check_shards(named: list[tuple[str, Results]]) -> None:
         raise InputError(problems)
 
 
+def _shard(results: Results) -> ShardInfo:
+    """The shard a results file is (check_shards has refused any file that is none)."""
+    if results.shard is None:
+        raise InputError(Problem("<merged results>", "$.shard", "not a shard (run with --shard I/N)"))
+    return results.shard
+
+
 def merge(named: list[tuple[str, Results]], created_at: str) -> Results:
     """The shards' results as one file, created at `created_at`."""
     check_shards(named)
-    ordered = [r for _, r in sorted(named, key=lambda item: item[1].shard.index)]
+    ordered = [r for _, r in sorted(named, key=lambda item: _shard(item[1]).index)]
     suites = list(dict.fromkeys(s for r in ordered for s in r.suites))
     # Shards interleave cases; sort by suite, eval set and case id so every merge of the same split is identical.
     cases = sorted(
@@ -99,29 +106,10 @@ def _merge_adaptive(infos: list[AdaptiveInfo]) -> AdaptiveInfo | None:
     return infos[0].model_copy(update={"runs": sum(i.runs for i in infos), "rounds": max(i.rounds for i in infos), "stopped": stopped})
 
 
-def _tokens(counts: list[TokenCounts]) -> TokenCounts:
-    return TokenCounts(input=sum(c.input for c in counts), output=sum(c.output for c in counts))
-
-
-def _cost(costs: list[float | None]) -> float | None:
-    """Unknown anywhere (a model without a price) is unknown in the sum, as within a run."""
-    return None if any(c is None for c in costs) else sum(costs)  # type: ignore[arg-type]
-
-
-def _sum_usage(usages: list[JudgeUsage]) -> JudgeUsage:
-    return JudgeUsage(
-        calls=sum(u.calls for u in usages),
-        cache_hits=sum(u.cache_hits for u in usages),
-        cache_misses=sum(u.cache_misses for u in usages),
-        failures=sum(u.failures for u in usages),
-        tokens=_tokens([u.tokens for u in usages]),
-        estimated_cost_usd=_cost([u.estimated_cost_usd for u in usages]),
-    )
-
-
 def _sum_stats(all_stats: list[RunStats]) -> RunStats:
     def tokens(field: str) -> TokenCounts:
-        return _tokens([getattr(s, field) for s in all_stats])
+        counts = [getattr(s, field) for s in all_stats]
+        return TokenCounts(input=sum(c.input for c in counts), output=sum(c.output for c in counts))
 
     metrics = sorted({name for s in all_stats for name in s.judge_by_metric})
     return RunStats(
@@ -132,6 +120,6 @@ def _sum_stats(all_stats: list[RunStats]) -> RunStats:
         judge_cache_hits=sum(s.judge_cache_hits for s in all_stats),
         judge_cache_misses=sum(s.judge_cache_misses for s in all_stats),
         judge_tokens=tokens("judge_tokens"),
-        estimated_cost_usd=_cost([s.estimated_cost_usd for s in all_stats]),
-        judge_by_metric={m: _sum_usage([s.judge_by_metric[m] for s in all_stats if m in s.judge_by_metric]) for m in metrics},
+        estimated_cost_usd=total_cost(s.estimated_cost_usd for s in all_stats),
+        judge_by_metric={m: total_usage(s.judge_by_metric[m] for s in all_stats if m in s.judge_by_metric) for m in metrics},
     )

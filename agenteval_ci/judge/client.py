@@ -48,7 +48,7 @@ def build_client(access: JudgeAccess, timeout_seconds: float) -> Union[genai.Cli
 
             with warnings.catch_warnings():  # as google.auth.default() reads the same variable's file
                 warnings.simplefilter("ignore", DeprecationWarning)
-                credentials, _ = google.auth.load_credentials_from_file(access.credentials_file, scopes=[CLOUD_SCOPE])
+                credentials, _ = google.auth.load_credentials_from_file(access.credentials_file, scopes=[CLOUD_SCOPE])  # type: ignore[no-untyped-call]
         except auth_errors.GoogleAuthError as error:
             return _credentials_failed(error)
     return genai.Client(vertexai=True, project=access.project, location=access.location, credentials=credentials, http_options=options)

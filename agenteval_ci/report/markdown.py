@@ -6,6 +6,7 @@ in that order, and say how many more are in the full report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..schema import OUTCOMES, Outcome
@@ -47,7 +48,7 @@ def _render(view: ReportView, items: list[tuple[CaseView, str]], omitted: int, b
     )
 
 
-def render_markdown(view: ReportView, *, baseline_path: str, limit: int, size=len) -> str:
+def render_markdown(view: ReportView, *, baseline_path: str, limit: int, size: Callable[[str], int] = len) -> str:
     """Everything that fits within `limit` (measured by `size`), most important cases first."""
     items = [(case, _item(case)) for case in view.cases]
     skeleton = size(_render(view, [], len(items), baseline_path))

@@ -175,7 +175,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
     show_diffs = result is not None and Outcome(outcome.outcome).traits.shows_diff
-    trajectory, aligned = _trajectory(result, run, expected, actual) if show_diffs and expected else ("", False)
+    trajectory, aligned = _trajectory(result, run, expected, actual) if result is not None and show_diffs and expected else ("", False)
     return CaseView(
         key=outcome.key,
         eval_id=outcome.eval_id,
@@ -186,8 +186,8 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
         counted=tuple(outcome.counted),
         trajectory_diff=trajectory,
         trajectory_aligned=aligned,
-        argument_tally=_argument_tally(result, run) if show_diffs else "",
-        response_diff=response_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
+        argument_tally=_argument_tally(result, run) if result is not None and show_diffs else "",
+        response_diff=response_diff(expected, actual) if result is not None and show_diffs and result.eval_case.conversation else "",
         rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
         result=result,
     )

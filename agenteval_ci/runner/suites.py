@@ -8,25 +8,26 @@ the other jobs go on. Results keep eval-set order whatever the completion order.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ..agents import Agent, AgentExited, Conversation, contained, load_agent
 from ..agents.logs import AgentLogs
 from ..core.adaptive import Rerun, RoundPlan, case_note, plan_round, within_limits
+from ..core.judging import Judge
 from ..core.metrics import adk_mean
 from ..core.metrics.efficiency import token_breakdown
+from ..core.results import with_judge_usage
 from ..core.scoring import CaseToScore, score_case, with_more_runs
 from ..core.shards import in_shard
 from ..core.simulation import SimulatedUser, SimulationFailed, missing_placeholders
 from ..errors import InputError, Problem
 from ..files.project import EvalSetToRun, Suite
 from ..files.results import new_results
-from ..judge import make_judge, with_judge_stats
+from ..judge import make_judge
 from ..schema import (
     AdaptiveInfo,
     CaseResult,
@@ -148,12 +149,12 @@ def simulator_config(job: CaseJob) -> UserSimulatorConfig:
     return job.eval_set.config.config.user_simulator_config or UserSimulatorConfig()
 
 
-def _simulated_user(job: CaseJob, judge: Any) -> SimulatedUser | None:
+def _simulated_user(job: CaseJob, judge: Judge) -> SimulatedUser | None:
     scenario = job.case.conversation_scenario
     return SimulatedUser(scenario, simulator_config(job), judge) if scenario else None
 
 
-async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress, judge: Any, indexes: range) -> list[RunRecord]:
+async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress, judge: Judge, indexes: range) -> list[RunRecord]:
     """The runs `indexes` of one case; a later round continues the numbering, so each run is
     its own sample (the agent sees its run index; the judge draws afresh for a repeat)."""
     async def one(run_index: int) -> RunRecord:
@@ -168,7 +169,7 @@ async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progre
 
 def agent_metrics(runs: list[RunRecord]) -> dict[str, MetricResult]:
     """Vertex's agent metrics, as figures that never pass or fail: seconds per run, and 1 per failed run."""
-    per_metric = {
+    per_metric: dict[str, list[float | None]] = {
         "latency": [r.duration for r in runs],
         "failure": [1.0 if r.error else 0.0 for r in runs],
     }
@@ -239,7 +240,7 @@ def check_gated(jobs: list[CaseJob]) -> None:
 Runner = Callable[[CaseJob, range], Awaitable[CaseResult]]
 
 
-def case_runner(agents: dict[str, Agent], judge: Any, progress: Progress, jobs: list[CaseJob]) -> Runner:
+def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs: list[CaseJob]) -> Runner:
     """Runs and scores some runs of a case, without the agent metrics (added once at the end).
     Each case is scored as soon as its runs end, so judge calls overlap other cases' agent
     turns; the agent bound covers only the agent, the judge keeps its own."""
@@ -247,8 +248,7 @@ def case_runner(agents: dict[str, Agent], judge: Any, progress: Progress, jobs: 
 
     async def run_and_score(job: CaseJob, indexes: range) -> CaseResult:
         runs = await _run_case(agents[job.suite.name], job, bounds[job.suite.name], progress, judge, indexes)
-        scored = score_case(_to_score(job, runs), judge)
-        return await scored if inspect.isawaitable(scored) else scored
+        return await score_case(_to_score(job, runs), judge).result()
 
     return run_and_score
 
@@ -262,7 +262,7 @@ def job_key(job: CaseJob) -> str:
     return f"{job.suite.name}/{job.eval_set.loaded.eval_set.eval_set_id}/{job.case.eval_id}"
 
 
-async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Any, progress: Progress, adapt: Adapt | None = None) -> tuple[list[CaseResult], AdaptiveInfo | None]:
+async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Judge, progress: Progress, adapt: Adapt | None = None) -> tuple[list[CaseResult], AdaptiveInfo | None]:
     """Every case `num_runs` times; then, with `adapt`, rounds of re-runs of the unsure cases."""
     run = case_runner(agents, judge, progress, jobs)
     first = await asyncio.gather(*(run(job, range(job.suite.num_runs)) for job in jobs))
@@ -290,12 +290,13 @@ class Adapt:
 
     async def rounds(self, jobs: list[CaseJob], cases: dict[str, CaseResult], run: Runner, progress: Progress) -> AdaptiveInfo:
         by_key = {job_key(j): j for j in jobs if j.suite.adaptive}
-        limits = {j.suite.name: j.suite.adaptive for j in by_key.values()}
+        limits = {j.suite.name: j.suite.adaptive for j in by_key.values() if j.suite.adaptive is not None}
         room = {name: int(plan.run_budget * sum(j.suite.name == name for j in by_key.values())) for name, plan in limits.items()}
         for key, job in by_key.items():
             room[job.suite.name] -= len(cases[key].runs)
         first_why: dict[str, str] = {}
-        rounds, stopped, left = 1, "", []
+        rounds, stopped = 1, ""
+        left: list[Rerun] = []
         while True:
             plan = plan_round(new_results(list(cases.values()), num_runs=1), self.baseline, self.gate)
             chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)
@@ -390,7 +391,7 @@ def run_suites(
         cases,
         num_runs=max((len(c.runs) for c in cases), default=1) if adaptive else max((s.num_runs for s in suites), default=1),
         suites=[s.name for s in suites],
-        stats=with_judge_stats(_stats(cases, time.monotonic() - started), judge.stats()),
+        stats=with_judge_usage(_stats(cases, time.monotonic() - started), judge.usage()),
         shard=shard,
         adaptive=adaptive,
     )

@@ -144,7 +144,7 @@ def check_pattern(pattern: str) -> None:
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise ValueError(f"regex {shown!r} is {len(pattern):,} characters long; the limit is {MAX_PATTERN_LENGTH:,}")
     try:
-        from re import _parser  # the parser `re` itself uses: the pattern's structure exactly as re reads it
+        from re import _parser  # type: ignore[attr-defined]  # the parser `re` itself uses: the pattern's structure exactly as re reads it
 
         re.compile(pattern)
         size = _pattern_size(_parser.parse(pattern), 0)

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ._base import StrictModel
 from .eval_set import EvalCase, Invocation
-from .vocabulary import Status
+from .vocabulary import Status as Status  # re-exported: the schema names it here
 
 SCHEMA_VERSION = 1
 

@@ -169,5 +169,5 @@ def test_a_reply_without_usage_is_priced_from_the_whole_prompt(tmp_path):
         judge = judge_for(fake, tmp_path)
         asyncio.run(judge.ask("metric", "gemini-2.5-flash", None, prompt, 0))
     stats = judge.stats()
-    assert stats.tokens_in == estimate_prompt_tokens(prompt) > len(prompt) // 5
+    assert stats.tokens.input == estimate_prompt_tokens(prompt) > len(prompt) // 5
     assert stats.estimated_cost_usd > 0

@@ -33,7 +33,10 @@ READY_POLL = (0.05, 0.1, 0.2, 0.5)
 
 
 class Kind(Protocol):
-    default_ready: Optional[str]  # a path to GET until 2xx; None: a TCP connection to the port
+    @property
+    def default_ready(self) -> Optional[str]:
+        """A path to GET until 2xx; None: a TCP connection to the port."""
+        ...
 
     async def open(self, session: Session, case: EvalCase) -> None: ...
 

@@ -192,7 +192,7 @@ def _proto_spans(data: bytes) -> Iterator[Span]:
                     yield _proto_span(v, resource)
 
 
-def _proto_span(data: bytes, resource: dict[str, Any]) -> Span:
+def _proto_span(data: protobuf.Value, resource: dict[str, Any]) -> Span:
     values: dict[str, Any] = {"trace_id": "", "span_id": "", "parent": "", "name": "", "start": 0, "end": 0}
     attributes: dict[str, Any] = {}
     events = []
@@ -219,7 +219,7 @@ def _proto_span(data: bytes, resource: dict[str, Any]) -> Span:
     return Span(values["trace_id"], values["span_id"], values["parent"], values["name"], values["start"], values["end"], attributes, tuple(events), resource)
 
 
-def _proto_event(data: bytes) -> SpanEvent:
+def _proto_event(data: protobuf.Value) -> SpanEvent:
     name, time_ns, attributes = "", 0, {}
     for f, v in protobuf.fields(data):
         if f == 1:
@@ -237,11 +237,11 @@ def _hex(value: Any) -> str:
     return "" if not any(raw) else raw.hex()
 
 
-def _proto_attributes(data: bytes, field_no: int) -> dict[str, Any]:
+def _proto_attributes(data: protobuf.Value, field_no: int) -> dict[str, Any]:
     return dict(_proto_key_value(v) for f, v in protobuf.fields(data) if f == field_no)
 
 
-def _proto_key_value(data: bytes) -> tuple[str, Any]:
+def _proto_key_value(data: protobuf.Value) -> tuple[str, Any]:
     key, value = "", None
     for f, v in protobuf.fields(data):
         if f == 1:
@@ -251,7 +251,7 @@ def _proto_key_value(data: bytes) -> tuple[str, Any]:
     return key, value
 
 
-def _proto_any_value(data: bytes) -> Optional[Any]:
+def _proto_any_value(data: protobuf.Value) -> Optional[Any]:
     value: Any = None
     for f, v in protobuf.fields(data):
         if f == 1:

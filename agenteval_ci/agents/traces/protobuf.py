@@ -30,7 +30,10 @@ def _varint(data: memoryview, pos: int) -> tuple[int, int]:
     raise DecodeError(f"a varint longer than {MAX_VARINT_BYTES} bytes at byte {pos}")
 
 
-def fields(data: Union[bytes, memoryview]) -> Iterator[tuple[int, Value]]:
+def fields(data: Union[bytes, Value]) -> Iterator[tuple[int, Value]]:
+    """A message's fields; a number where a message should be is malformed, not a message."""
+    if isinstance(data, int):
+        raise DecodeError(f"the number {data} where a message was expected")
     view = memoryview(data) if not isinstance(data, memoryview) else data
     pos = 0
     while pos < len(view):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Awaitable, Callable, Optional, Union
+from typing import Awaitable, Callable, Optional, Union
 
 from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricResult, MetricRun, Status
+from ..judging import Judge
 
 # End the reason of a metric that does not apply to a case: a reference-based metric on a
 # scenario case, the simulated user's metric on a fixed conversation. Such a metric is neither
@@ -31,7 +32,7 @@ class MetricInput:
     actual: list[Invocation]
     expected: Optional[list[Invocation]]  # None for scenario cases
     case: EvalCase
-    judge: Any = None  # a judge.Judge for LLM-judged metrics; None when none is configured
+    judge: Judge | None = None  # for LLM-judged metrics; None when none is configured
     unreported: tuple[str, ...] = ()  # the run's RunRecord.unreported: what the agent could not report
 
 

@@ -24,7 +24,7 @@ def _as_dict(breakdown: Any) -> dict[str, Optional[float]]:
     return dict(vars(breakdown))
 
 
-def _informational(score: Optional[float], details: Optional[dict] = None) -> InvocationScore:
+def _informational(score: Optional[float], details: Optional[dict[str, Any]] = None) -> InvocationScore:
     if details is None:
         return _plain_figure(score)
     reason = None if score is not None else _NOT_AVAILABLE
@@ -34,12 +34,12 @@ def _informational(score: Optional[float], details: Optional[dict] = None) -> In
 def _breakdown_turn(breakdown: Any, headline: str) -> InvocationScore:
     figure = getattr(breakdown, headline)
     if figure is None and all(v is None for v in vars(breakdown).values()):
-        return _unavailable_turn(type(breakdown))
+        return _unavailable_turn(type(breakdown))  # type: ignore[arg-type]  # a class is hashable
     return _informational(figure, _as_dict(breakdown))
 
 
 @lru_cache(maxsize=None)
-def _unavailable_turn(breakdown_type: type) -> InvocationScore:
+def _unavailable_turn(breakdown_type: Callable[[], Any]) -> InvocationScore:
     """A turn with no figure at all, one shared record per kind of breakdown (see below)."""
     return _informational(None, _as_dict(breakdown_type()))
 
@@ -57,7 +57,7 @@ def _average(values: list[float]) -> Optional[float]:
     return sum(values) / len(values) if values else None
 
 
-def _run(per_invocation: list[InvocationScore], score: Optional[float], details: Optional[dict] = None) -> MetricRun:
+def _run(per_invocation: list[InvocationScore], score: Optional[float], details: Optional[dict[str, Any]] = None) -> MetricRun:
     reason = None if score is not None else ("no invocation" if not per_invocation else _NOT_AVAILABLE)
     return MetricRun(
         score=score, status=Status.INFORMATIONAL, reason=reason, per_invocation=per_invocation, details=details

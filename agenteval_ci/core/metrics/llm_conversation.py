@@ -6,6 +6,7 @@ judge model instead, with our own harm policy and our own fixed checks (docs/jud
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 from ...schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
 from .base import MetricInput, mean_run, not_evaluated, status_for
@@ -61,7 +62,7 @@ MULTI_TURN_CHECKS: dict[str, list[Rubric]] = {
 }
 
 
-def multi_turn_metric(name: str):
+def multi_turn_metric(name: str) -> Callable[[MetricInput], Awaitable[MetricRun]]:
     async def evaluate(inp: MetricInput) -> MetricRun:
         # ADK hands Vertex every agent's instructions and full tool declarations.
         return await judge_conversation(inp, name, MULTI_TURN_CHECKS[name], [], conversation_declarations(inp.actual))

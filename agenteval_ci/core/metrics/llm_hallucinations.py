@@ -74,7 +74,7 @@ def _context(agent: str, earlier: str, grounded: list[InvocationEvent]) -> str:
 def steps_of(invocation: Invocation, intermediate: bool) -> list[Step]:
     events = context.events_of(invocation)
     agent = _agent_context(invocation)
-    steps = []
+    steps: list[Step] = []
     if intermediate:
         for index, event in enumerate(events):
             texts = [p.text for p in (event.content.parts if event.content else None) or [] if p.text and not p.thought]
@@ -123,6 +123,7 @@ Judged = Union[tuple[float, Labels], None, str]  # a step's score and labels, no
 
 
 async def _judge_step(inp: MetricInput, step: Step) -> Judged:
+    assert isinstance(inp.criterion, HallucinationsCriterion)  # the registry reads it as one
     options = inp.criterion.judge_model_options
     split = await ask_samples(inp.judge, NAME, options, render_prompt("segment_sentences", response=step.response), read_sentences, 1)
     if split.error:
@@ -148,7 +149,7 @@ async def _judge_invocation(inp: MetricInput, invocation: Invocation) -> Invocat
     failed = [o for o in outcomes if isinstance(o, str)]
     if failed:  # stricter than ADK, which drops a failed step: a judge failure never moves a score
         return not_evaluated_turn(failed[0])
-    scored = [o for o in outcomes if o is not None]
+    scored = [o for o in outcomes if o is not None and not isinstance(o, str)]  # failures returned above
     if not scored:
         return not_evaluated_turn("the judge found no sentence to check")
     score = statistics.mean(s for s, _ in scored)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -29,7 +30,7 @@ from ...schema import (
     Status,
     text_of,
 )
-from ..judging import Reader, Unreadable
+from ..judging import Judge, Reader, Unreadable
 
 T = TypeVar("T")
 NO_JUDGE = "no judge configured for LLM-judged metrics"
@@ -118,7 +119,7 @@ class Samples(Generic[T]):
 
 
 async def ask_samples(
-    judge: Any,
+    judge: Judge | None,
     metric: str,
     options: JudgeModelOptions,
     prompt: str,
@@ -137,7 +138,7 @@ async def ask_samples(
     return Samples([answer.verdict for answer in answers])
 
 
-def majority(votes: list[Optional[float]]) -> Optional[float]:
+def majority(votes: Sequence[Optional[float]]) -> Optional[float]:
     """ADK's vote: yes only with more yes than no (a tie is no); no votes at all is None."""
     positives = sum(1 for v in votes if v == 1.0)
     negatives = sum(1 for v in votes if v is not None and v != 1.0)

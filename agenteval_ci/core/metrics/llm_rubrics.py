@@ -17,7 +17,7 @@ import re
 import statistics
 import unicodedata
 from dataclasses import dataclass
-from typing import Callable, Optional, Union
+from typing import Awaitable, Callable, Optional, Union
 
 from ...schema import (
     Invocation,
@@ -208,7 +208,9 @@ def _final_response_needs(criterion: RubricsBasedCriterion) -> tuple[str, ...]:
     return (*APP_DETAILS, TOOL_RESPONSES, *texts)
 
 
-def per_invocation_metric(name: str, rubric_type: str, build_prompt, needs: Callable[[RubricsBasedCriterion], tuple[str, ...]]):
+def per_invocation_metric(
+    name: str, rubric_type: str, build_prompt: Callable[..., str], needs: Callable[[RubricsBasedCriterion], tuple[str, ...]]
+) -> Callable[[MetricInput], Awaitable[MetricRun]]:
     async def evaluate(inp: MetricInput) -> MetricRun:
         criterion = inp.criterion
         assert isinstance(criterion, RubricsBasedCriterion)

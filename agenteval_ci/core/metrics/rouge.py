@@ -27,7 +27,10 @@ from .base import MetricInput, score_turns
 
 def _porter_module_alone() -> types.ModuleType:
     """nltk.stem.porter, loaded under bare stand-ins for its two parent packages."""
-    roots = list(importlib.util.find_spec("nltk").submodule_search_locations)
+    spec = importlib.util.find_spec("nltk")
+    if spec is None or spec.submodule_search_locations is None:
+        raise ImportError("nltk is not installed")
+    roots = list(spec.submodule_search_locations)
     for name, paths in (("nltk", roots), ("nltk.stem", [f"{root}/stem" for root in roots])):
         sys.modules[name] = types.ModuleType(name)
         sys.modules[name].__path__ = paths
@@ -37,7 +40,8 @@ def _porter_module_alone() -> types.ModuleType:
 def _porter_class_alone() -> type | None:
     before = set(sys.modules)
     try:
-        return _porter_module_alone().PorterStemmer
+        porter: type = _porter_module_alone().PorterStemmer
+        return porter
     except Exception:
         return None
     finally:

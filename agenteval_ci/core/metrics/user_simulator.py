@@ -69,6 +69,7 @@ async def evaluate(inp: MetricInput) -> MetricRun:
         return not_evaluated(f"{NAME} judges a simulated user; {NO_SIMULATED_USER}")
     if not inp.actual:
         return not_evaluated("the conversation has no turn")
+    assert isinstance(inp.criterion, LlmBackedUserSimulatorCriterion)  # the registry reads it as one
     threshold = inp.criterion.threshold
     later = [_judge_turn(inp, text_of(inv.user_content), inp.actual[:i]) for i, inv in enumerate(inp.actual) if i > 0]
     stop_check = _judge_turn(inp, inp.criterion.stop_signal, inp.actual)
@@ -76,7 +77,7 @@ async def evaluate(inp: MetricInput) -> MetricRun:
     failures = [v for v in [*judged, stop] if isinstance(v, str)]
     if failures:
         return not_evaluated(failures[0])
-    turns = [_first_turn(inp.actual[0], scenario.starting_prompt, threshold), *judged]
+    turns = [_first_turn(inp.actual[0], scenario.starting_prompt, threshold), *(v for v in judged if isinstance(v, InvocationScore))]
     if isinstance(stop, InvocationScore) and stop.status == Status.FAILED:  # as ADK: the last turn fails
         turns[-1] = stop.model_copy(update={"reason": "the judge found the conversation should not end after this turn"})
     passed = sum(t.score for t in turns if t.status == Status.PASSED and t.score is not None)

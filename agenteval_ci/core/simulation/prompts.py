@@ -45,7 +45,8 @@ def _compiled(source: str) -> Any:
 
 
 def _render(source: str, **variables: Any) -> str:
-    return _compiled(source).render(**variables).strip()
+    rendered: str = _compiled(source).render(**variables)
+    return rendered.strip()
 
 
 def missing_placeholders(template: str, with_persona: bool = False) -> list[str]:

@@ -8,12 +8,13 @@ model call of a run) and never imports google.genai itself.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Optional
 
 from ...errors import ServiceError
 from ...schema import Content, Invocation
 from ...schema.eval_config import UserSimulatorConfig
 from ...schema.eval_set import ConversationScenario
+from ..judging import Judge
 from .personas import resolve_persona
 from .prompts import STOP_SIGNAL, conversation_history, simulator_prompt
 
@@ -29,7 +30,7 @@ class SimulationFailed(ServiceError):
 class SimulatedUser:
     scenario: ConversationScenario
     config: UserSimulatorConfig
-    judge: Any  # a judge.Judge
+    judge: Judge
 
     async def next_turn(self, so_far: list[Invocation]) -> Optional[Content]:
         """The next user message, or None when the conversation is over."""
@@ -55,4 +56,4 @@ class SimulatedUser:
             raise SimulationFailed(f"the simulated user's model gave no turn: {answer.error}")
         if not (answer.text or "").strip():
             raise SimulationFailed("the simulated user's model returned an empty message")
-        return answer.text
+        return answer.text or ""
