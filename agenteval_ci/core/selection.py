@@ -11,9 +11,11 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 from glob import has_magic
 
+from ..schema.results import case_key
+
 
 def case_names(suite: str, eval_set_id: str, eval_id: str) -> tuple[str, str, str]:
-    return eval_id, f"{eval_set_id}/{eval_id}", f"{suite}/{eval_set_id}/{eval_id}"
+    return eval_id, f"{eval_set_id}/{eval_id}", case_key(suite, eval_set_id, eval_id)
 
 
 def pattern_matches(pattern: str, suite: str, eval_set_id: str, eval_id: str) -> bool:

@@ -33,6 +33,7 @@ from .access import JudgeAccess
 from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
 from .outcomes import BadReply, CallFailed, CallOutcome, Generated
+from .providers import provider
 
 MAX_CANDIDATES = 8  # Gemini's limit on candidate_count
 
@@ -222,7 +223,7 @@ class Judge:
         outcome: CallOutcome = CallFailed("judge call did not finish")
         try:
             timeout = min(self.settings.request_timeout_seconds, remaining)
-            generating = client_module().generate(client, prompt.model, prompt.config, prompt.text, candidates)
+            generating = provider().generate(client, prompt.model, prompt.config, prompt.text, candidates)
             outcome = await asyncio.wait_for(generating, timeout)
             if isinstance(outcome, Generated) and not outcome.tokens_in:  # no usage reported
                 outcome = replace(outcome, tokens_in=estimate_prompt_tokens(prompt.text))
@@ -251,10 +252,10 @@ class Judge:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             if self._loop is not None and not isinstance(self._state[0], CallFailed):
-                client_module().close_quietly(self._state[0])
+                provider().close_quietly(self._state[0])
             self._loop = loop
             self._state = (
-                client_module().build_client(self._access, self.settings.request_timeout_seconds),
+                provider().build_client(self._access, self.settings.request_timeout_seconds),
                 AdaptiveLimiter(self.settings.concurrency),
             )
         return self._state
@@ -280,13 +281,6 @@ class Judge:
             usage.tokens.output += outcome.tokens_out
             cost = estimate_usd(model, outcome.tokens_in, outcome.tokens_out, self.settings.prices)
             usage.estimated_cost_usd = add_cost(usage.estimated_cost_usd, cost)
-
-
-def client_module() -> Any:
-    """google.genai is imported on the first real call, not when a command merely might judge."""
-    from . import client
-
-    return client
 
 
 def _as_reply(candidate: Union[str, BadReply], response: Generated) -> Fetched:

@@ -46,6 +46,7 @@ from ..schema import (
 from ..schema.baseline import Baseline
 from ..schema.eval_config import UserSimulatorConfig
 from ..schema.project import AdaptiveRuns
+from ..schema.results import case_key
 from ..schema.settings import GateSettings, JudgeSettings
 from .progress import Progress
 
@@ -259,7 +260,7 @@ def _to_score(job: CaseJob, runs: list[RunRecord]) -> CaseToScore:
 
 
 def job_key(job: CaseJob) -> str:
-    return f"{job.suite.name}/{job.eval_set.loaded.eval_set.eval_set_id}/{job.case.eval_id}"
+    return case_key(job.suite.name, job.eval_set.loaded.eval_set.eval_set_id, job.case.eval_id)
 
 
 async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Judge, progress: Progress, adapt: Adapt | None = None) -> tuple[list[CaseResult], AdaptiveInfo | None]:

@@ -103,6 +103,11 @@ class RunRecord(StrictModel):
     unreported: Optional[list[str]] = None
 
 
+def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:
+    """A case's name everywhere (reports, `accept --case`, `-k`): `suite/eval_set_id/eval_id`."""
+    return f"{suite}/{eval_set_id}/{eval_id}"
+
+
 class CaseResult(StrictModel):
     suite: str = "default"
     eval_set_id: str
@@ -118,7 +123,7 @@ class CaseResult(StrictModel):
 
     @property
     def key(self) -> str:
-        return f"{self.suite}/{self.eval_set_id}/{self.eval_id}"
+        return case_key(self.suite, self.eval_set_id, self.eval_id)
 
     @property
     def run_errors(self) -> list[str]:

@@ -1,4 +1,4 @@
-"""The judge's transport: one generateContent call through google-genai, errors as values.
+"""The Gemini provider (the Gemini API or Vertex AI): one generateContent call, errors as values.
 
 The only module that imports google.genai. It makes exactly one HTTP attempt per call
 (google-genai's own retries are off); `judge.Judge` owns retries, backoff and the deadline.
@@ -17,8 +17,8 @@ from google.auth import exceptions as auth_errors
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
-from .access import JudgeAccess
-from .outcomes import BadReply, CallFailed, CallOutcome, Generated
+from ..access import JudgeAccess
+from ..outcomes import BadReply, CallFailed, CallOutcome, Generated
 
 CLOUD_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 GEMINI_API_URL = "https://generativelanguage.googleapis.com/"
