@@ -8,8 +8,10 @@ A command's module is imported only when that command runs, so `agenteval valida
 from __future__ import annotations
 
 import argparse
+import enum
 import os
 import sys
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -19,7 +21,6 @@ from ..report.console import Style
 from ..runner.progress import wants_bar
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS, MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
-from ..schema.vocabulary import FailOn
 
 if TYPE_CHECKING:
     from ..commands._common import Done, Output
@@ -88,21 +89,28 @@ def _gate_fields() -> dict[str, str]:
     return found
 
 
+def _flag_type(name: str) -> type:
+    """The type a gate setting's value has (the one that is not None, for an optional setting)."""
+    annotation = GateSettings.model_fields[name].annotation
+    found = next((t for t in typing.get_args(annotation) if t is not type(None)), annotation)
+    assert isinstance(found, type), f"the gate setting {name} has no simple type"
+    return found
+
+
 def add_gate_flags(parser: argparse.ArgumentParser, only: tuple[str, ...] = (), help_text: str = "") -> None:
     """One flag per gate setting that has one (`--fail-on`, `--tolerance`, ...), each overriding agenteval.yaml's."""
     defaults = GateSettings()
     for name, text in _gate_fields().items():
         if only and name not in only:
             continue
-        default = getattr(defaults, name)
-        kind: dict[str, Any] = {"choices": [v.value for v in FailOn]} if isinstance(default, FailOn) else {"type": type(default)}
-        parser.add_argument(f"--{name.replace('_', '-')}", **kind, help=help_text or f"{text} (default {default})")
+        kind = _flag_type(name)
+        given: dict[str, Any] = {"choices": [v.value for v in kind]} if issubclass(kind, enum.Enum) else {"type": kind}
+        parser.add_argument(f"--{name.replace('_', '-')}", **given, help=help_text or f"{text} (default {getattr(defaults, name)})")
 
 
 def _gate_overrides(args: argparse.Namespace) -> GateSettings:
     """The gate settings given as flags, unchecked: the command checks them over agenteval.yaml's."""
-    defaults = GateSettings()
-    given = {name: type(getattr(defaults, name))(getattr(args, name)) for name in _gate_fields() if getattr(args, name, None) is not None}
+    given = {name: _flag_type(name)(getattr(args, name)) for name in _gate_fields() if getattr(args, name, None) is not None}
     return GateSettings.model_construct(**given)
 
 
