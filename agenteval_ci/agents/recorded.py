@@ -4,7 +4,7 @@ An ACTUAL file is one of:
 - an EvalSet-shaped file whose cases (same eval_ids) hold the agent's actual invocations;
 - an ADK `*.evalset_result.json` (ADK writes it as a JSON string inside JSON; both read);
 - an agenteval results file: each of its runs becomes a run here (re-scoring without re-running);
-- an OTLP/JSON trace export: each case's session becomes a run (traces/recorded.py).
+- an OTLP/JSON trace export: each case's session becomes a run (agents/traces/recorded.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Project-wide settings blocks of agenteval.yaml that several stages read.
 
-Kept here (pure pydantic, no I/O) so the config loader, the judge and the gate can all
+Kept here (pure pydantic, no I/O) so the project file, the judge and the gate can all
 import them without importing each other.
 """
 
