@@ -2,7 +2,7 @@
 
     python bench/score_vs_adk.py [--cases 2000] [--seed 7] [--repeat 3]
 
-Generates seeded cases with perturbed actual outputs (tests/metrics/casegen.py) into a temp
+Generates seeded cases with perturbed actual outputs (tests/core/metrics/casegen.py) into a temp
 dir: an eval set, an actual file and a test_config.json with tool_trajectory_avg_score and
 response_match_score. Then times, each in its own process:
   ours: `python -m agenteval_ci score EVALSET --actual ACTUAL --json OUT`
@@ -34,7 +34,7 @@ Scores = dict[str, dict[str, list]]  # eval_id -> metric -> [overall, per-invoca
 
 def write_inputs(folder: Path, cases: int, seed: int, words: tuple[int, int]) -> tuple[Path, Path]:
     sys.path.insert(0, str(ROOT))
-    from tests.metrics.casegen import generate
+    from tests.core.metrics.casegen import generate
 
     expected, actual = generate(seed=seed, num_cases=cases, eval_set_id="bench", words_per_reply=words)
     eval_set, actual_file = folder / "bench.evalset.json", folder / "actual.json"

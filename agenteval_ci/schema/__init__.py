@@ -1,4 +1,5 @@
-"""Pydantic models of every file agenteval reads or writes."""
+"""Pydantic models of every file agenteval reads or writes, the words they share (vocabulary.py)
+and pydantic's errors as Problems naming the file and JSON path (problems.py)."""
 
 from .content import Content, FunctionCall, FunctionResponse, Part, UsageMetadata, text_of
 from .eval_config import (

@@ -4,7 +4,7 @@ tool_call_count_v1, inference_call_count_v1, token_usage_v1 and invocation_durat
 Each is computed per invocation; the case figure is the average over the invocations that
 have one. None means "not available" (the invocation carries no events, usage or timing),
 never zero. The arithmetic (which counts add up, what is rounded) matches ADK's evaluators
-value for value (tests/metrics/test_differential.py).
+value for value (tests/core/metrics/test_differential.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The tokenizer reproduces ADK's Unicode-aware one (NFKC, lowercase, CJK per chara
 Thai/Lao/Khmer/Myanmar by grapheme, non-ASCII words unstemmed, ASCII words through
 rouge-score's Porter stemmer). Stemming is memoized: ADK builds a new scorer per pair
 and stems every word again, which dominates its cost. Scores are bit-identical
-(tests/metrics/test_differential.py).
+(tests/core/metrics/test_differential.py).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import json
 from agenteval_ci.cli import main
 from agenteval_ci.files.discovery import find_project_file, looks_like_eval_config
 from agenteval_ci.files.project import load_project
-from tests.test_run import make_project
+from tests.runner.test_suites import make_project
 
 
 def test_run_then_accept_from_a_subfolder_use_the_projects_files(tmp_path, monkeypatch, capsys):

@@ -10,8 +10,8 @@ import sys
 import pytest
 
 from agenteval_ci.cli import main
+from tests.agents.traces.otel_sdk import as_otlp_json, recorder
 from tests.fakes.gemini import FakeGemini, function_call_reply, text_reply
-from tests.traces.otel_sdk import as_otlp_json, recorder
 
 AGENT = '''
 from google.adk.agents import LlmAgent

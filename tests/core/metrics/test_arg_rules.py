@@ -161,7 +161,7 @@ def test_the_example_in_docs_metrics_md_is_a_valid_suite():
 
     from agenteval_ci.schema.project import ProjectConfig
 
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "metrics.md").read_text()
     block = re.search(r"```yaml\n(suites:.*?)```", doc, re.S)[1]
     suite = ProjectConfig.model_validate(yaml.safe_load(block)).suites[0]
     assert suite.tool_args["search_flights"]["$"].rule == "superset"

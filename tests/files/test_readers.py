@@ -117,7 +117,7 @@ def test_event_payload_guarded(tmp_path):
 
 
 def test_double_encoded_actuals_are_guarded_inside_the_string(tmp_path, capsys):
-    eval_set = Path(__file__).resolve().parent.parent / "examples" / "home_automation" / "evals" / "basic" / "home.evalset.json"
+    eval_set = Path(__file__).resolve().parents[2] / "examples" / "home_automation" / "evals" / "basic" / "home.evalset.json"
     actual = tmp_path / "run.evalset_result.json"
     actual.write_text(json.dumps("[" * 5000 + "]" * 5000))
     assert main(["score", str(eval_set), "--actual", str(actual), "--no-judge-cache"]) == 2

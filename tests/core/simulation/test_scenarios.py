@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
-from tests.fakes.gemini import FakeGemini, Fault, text_reply
-from tests.simulation.helpers import (
+from tests.core.simulation.helpers import (
     QUALITY_MARK,
     SIMULATOR_MARK,
     STARTING_PROMPT,
@@ -19,6 +18,7 @@ from tests.simulation.helpers import (
     scenario_case,
     static_case,
 )
+from tests.fakes.gemini import FakeGemini, Fault, text_reply
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import pytest
 
 from agenteval_ci.agents.remote.receiver import OtlpReceiver, TraceMissing, TurnQuery
 from agenteval_ci.agents.traces.otlp import OtlpError, spans_from_json, spans_from_protobuf
-from tests.traces.otel_sdk import as_otlp_json, as_protobuf, recorder
+from tests.agents.traces.otel_sdk import as_otlp_json, as_protobuf, recorder
 
 ATTRIBUTES = {"s": "tëxt", "b": True, "i": -42, "big": 2**62, "f": 0.25, "strings": ["a", "b"], "ints": [1, -2], "empty": ""}
 

@@ -11,10 +11,10 @@ import pytest
 from agenteval_ci.cli import main
 from agenteval_ci.errors import InputError
 from agenteval_ci.files.eval_sets import load_eval_set
+from tests.core.simulation.helpers import SIMULATOR_MARK
 from tests.fakes.gemini import FakeGemini, function_call_reply, text_reply
-from tests.simulation.helpers import SIMULATOR_MARK
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HELLO_WORLD = {  # the sample scenario of ADK's user-simulation docs
     "starting_prompt": "What can you do for me?",
     "conversation_plan": "Ask the agent to roll a 20-sided die. After you get the result, ask the agent to check if it is prime.",
