@@ -17,7 +17,7 @@ from ..files.readers import parse_json
 from ..files.writing import write_atomic
 from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
 from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
-from ..schema import Outcome, Results
+from ..schema import Outcome, Results, Verdict
 from ..schema.baseline import Baseline
 from ..schema.settings import GateSettings
 from . import artifact
@@ -145,7 +145,7 @@ def post_comment(repo: Repo, runner: Runner, pull: PullRequest, suite: str, body
 def post_check(s: ActionSettings, repo: Repo, runner: Runner, target: Target, comparison: Comparison,
                summary: str, annotations: list[Annotation]) -> None:
     """A check run; a token that may not create one (403/404, e.g. a fork's) gets a commit status instead."""
-    conclusion = "success" if comparison.verdict == "passed" else "failure"
+    conclusion = "success" if comparison.verdict == Verdict.PASSED else "failure"
     title = f"{comparison.verdict}: {comparison.regressions} regression(s)"
     try:
         repo.create_check(s.check_name, target.head_sha, conclusion, title, summary, annotations=annotations, details_url=s.run_url or None)

@@ -15,7 +15,7 @@ from ..files.results import read_results
 from ..files.writing import write_atomic
 from ..report import comparison_json, render_comment
 from ..report.console import PLAIN, Style, render_changes
-from ..schema import Outcome, Results
+from ..schema import Outcome, Results, Verdict
 from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
 from ._common import Done
@@ -69,7 +69,7 @@ def verdict_line(comparison: Comparison, style: Style = PLAIN) -> str:
     reasons = list(comparison.reasons) or ["no credible regression"]
     why = f" {reasons[0]}" if len(reasons) == 1 else "".join(f"\n  - {r}" for r in reasons)  # one per line when several
     basis = "" if comparison.has_baseline else " (no baseline: thresholds only; create one with `agenteval accept` once these results are right)"
-    verdict = style.paint(f"gate {comparison.verdict}", "red" if comparison.verdict == "failed" else "green")
+    verdict = style.paint(f"gate {comparison.verdict}", "red" if comparison.verdict == Verdict.FAILED else "green")
     return f"{verdict}{basis}:{why}\ncases: {counts or 'none'}"
 
 

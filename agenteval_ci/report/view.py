@@ -12,7 +12,7 @@ from typing import Iterable
 import pydantic
 
 from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
-from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, Results, RunRecord, Status
+from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, Results, RunRecord, Status, Verdict
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
 from .text import fmt, fmt_delta, fmt_rate, inline
 
@@ -268,11 +268,11 @@ def rerun_cases(results: Results) -> list[CaseResult]:
 
 def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     if not comparison.has_baseline:
-        state = "failed" if comparison.verdict == "failed" else "passed"
-        return "WARNING" if state == "failed" else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
-    if comparison.accepted_by and comparison.verdict == "passed":
+        state = Verdict(comparison.verdict)
+        return "WARNING" if state is Verdict.FAILED else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
+    if comparison.accepted_by and comparison.verdict == Verdict.PASSED:
         return "TIP", f"agenteval passed against the baseline @{comparison.accepted_by} accepted on this PR (suite `{suite}`)"
-    if comparison.verdict == "failed":
+    if comparison.verdict == Verdict.FAILED:
         return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
     if comparison.reasons:  # fail_on never: would have failed
         return "WARNING", f"agenteval passed (report only): {comparison.regressions} regression(s) in suite `{suite}`"
