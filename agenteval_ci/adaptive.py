@@ -8,12 +8,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .baseline import planned_runs
 from .gate import Pair, metric_pairs, sequential_evidence
 from .schema import CaseResult, Results, Status
 from .schema.baseline import Baseline
 from .schema.project import AdaptiveRuns
 from .schema.settings import GateSettings
-from .sequential import CaseEvidence, MetricEvidence
+from .sequential import CaseEvidence, Counts, MetricEvidence, chance_flaky, fit_prior
 
 BROAD = 0.15  # while a drop on several cases is not ruled out, this share of the cases runs again per round
 FIRST_BASELINE_RUNS = 5  # a first baseline runs every case this often (within min_runs..max_runs) ...
@@ -74,7 +75,7 @@ def _value(evidence: MetricEvidence, case: CaseEvidence) -> float:
 def plan_round(results: Results, baseline: Baseline | None, settings: GateSettings) -> RoundPlan:
     """The cases whose next run could change the verdict, most doubtful first."""
     if baseline is None:
-        return plan_first_baseline(results)
+        return plan_first_baseline(results, settings.power)
     pairs = metric_pairs(results, baseline)
     wanted: dict[str, Rerun] = {}
     for name in sorted(pairs):
@@ -100,26 +101,34 @@ def first_round_runs(limits: AdaptiveRuns) -> int:
     return min(limits.max_runs, max(limits.min_runs, FIRST_BASELINE_RUNS))
 
 
-def _disagreement(case: CaseResult) -> tuple[str, float] | None:
-    """(metric, pass rate) of the gated metric whose runs disagree most, if any do."""
-    found = []
-    for name, metric in sorted(case.metrics.items()):
-        statuses = [r.status for r in metric.runs if r.status in (Status.PASSED, Status.FAILED)]
-        if metric.threshold is not None and Status.PASSED in statuses and Status.FAILED in statuses:
-            found.append((name, statuses.count(Status.PASSED) / len(statuses)))
-    return min(found, key=lambda f: abs(f[1] - 0.5)) if found else None
+def _statuses(case: CaseResult, name: str) -> list[Status]:
+    return [r.status for r in case.metrics[name].runs if r.status in (Status.PASSED, Status.FAILED)]
 
 
-def plan_first_baseline(results: Results) -> RoundPlan:
-    """No baseline to compare with: the cases whose runs disagree run again, to learn their pass
-    rates (an agreeing case has shown as much as its runs can); the closest to a coin toss first."""
-    wanted = {}
-    for case in results.cases:
-        found = _disagreement(case)
-        if found:
-            name, rate = found
-            why = f"{name}: its runs disagree (passed {rate:.0%}), so its pass rate is worth learning for the baseline"
-            wanted[case.key] = Rerun(case.key, why, 1 - abs(rate - 0.5))
+def plan_first_baseline(results: Results, power: float = GateSettings().power) -> RoundPlan:
+    """No baseline to compare with: learn the pass rates. A case whose runs disagree is flaky:
+    it runs again to learn how often it passes (the closest to a coin toss first). A case whose
+    runs agree has shown as much as its runs can, unless the suite's spread of pass rates
+    (fitted to every case's first round) says agreeing cases are still likely flaky (above
+    1 - power): then it runs again too, to tell flaky from deterministic."""
+    wanted: dict[str, Rerun] = {}
+    names = sorted({n for c in results.cases for n, m in c.metrics.items() if m.threshold is not None})
+    for name in names:
+        cases = [c for c in results.cases if name in c.metrics]
+        planned = [_statuses(c, name)[: planned_runs(c)] for c in cases]
+        prior = fit_prior([Counts(p.count(Status.PASSED), p.count(Status.FAILED)) for p in planned])
+        for case in cases:
+            statuses = _statuses(case, name)
+            counts = Counts(statuses.count(Status.PASSED), statuses.count(Status.FAILED))
+            if counts.passes and counts.fails:
+                rate = counts.passes / counts.runs
+                rerun = Rerun(case.key, f"{name}: its runs disagree (passed {counts}), so its pass rate is worth learning for the baseline", 2 - abs(rate - 0.5))
+            elif counts.runs and (flaky := chance_flaky(prior, counts)) > 1 - power:
+                rerun = Rerun(case.key, f"{name}: its runs agree ({counts} passed), but in this suite that is still {flaky:.0%} likely to be luck", flaky)
+            else:
+                continue
+            if case.key not in wanted or rerun.priority > wanted[case.key].priority:
+                wanted[case.key] = rerun
     return RoundPlan(_ordered(results, wanted))
 
 

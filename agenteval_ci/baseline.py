@@ -146,6 +146,20 @@ def baseline_metric(metric: MetricResult, planned: int, old: BaselineMetric | No
     )
 
 
+THIN_HISTORY = 3  # planned runs per case below which a baseline cannot tell flaky cases from deterministic ones
+
+
+def thin_history_note(baseline: Baseline) -> str:
+    """A note when most cases' histories are too short to tell flaky from deterministic, else ''."""
+    runs = sorted(sum(m.planned_counts()) for sets in baseline.suites.values() for cases in sets.values()
+                  for case in cases.values() for m in case.metrics.values())
+    if not runs or runs[len(runs) // 2] >= THIN_HISTORY:
+        return ""
+    return (f"note: most cases have {runs[len(runs) // 2]} planned run(s) in the baseline, too few to tell flaky cases from "
+            "deterministic ones: the gate treats the suite as deterministic until accepts grow the histories; "
+            "`agenteval run --new-baseline` runs every case 5 times for a first baseline (docs/baseline.md)")
+
+
 def results_id(results: Results) -> str:
     """Which results a batch came from (a hash of the whole file): accepting the same results
     again replaces the batch rather than counting its runs twice."""

@@ -265,7 +265,7 @@ class Adapt:
     first_baseline: bool = False
 
     def plan(self, results: Results) -> RoundPlan:
-        return plan_first_baseline(results) if self.first_baseline else plan_round(results, self.baseline, self.gate)
+        return plan_first_baseline(results, self.gate.power) if self.first_baseline else plan_round(results, self.baseline, self.gate)
 
     def budget(self, limits: AdaptiveRuns) -> float:
         return FIRST_BASELINE_BUDGET if self.first_baseline else limits.run_budget

@@ -107,6 +107,12 @@ def _smoothed(weights: list[float]) -> list[float]:
     return [weights[0], *(w * scale for w in inner), weights[-1]]
 
 
+def chance_flaky(prior: tuple[float, ...], counts: Counts) -> float:
+    """The chance a case's pass rate lies strictly between 0 and 1, given its runs."""
+    post = _posterior(prior, counts)
+    return 1 - post[0] - post[-1]
+
+
 # ---------------------------------------------------------------- one case
 
 

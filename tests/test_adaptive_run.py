@@ -22,23 +22,23 @@ def agent(text, session):
 CASES = [f"c{i}" for i in range(10)]
 
 
-def project(tmp_path: Path, runs: str, script: dict, extra: str = "") -> Path:
+def project(tmp_path: Path, runs: str, script: dict, extra: str = "", cases: int = len(CASES)) -> Path:
     (tmp_path / "agent.py").write_text(AGENT)
     (tmp_path / "script.json").write_text(json.dumps(script))
     evals = tmp_path / "evals"
     evals.mkdir(exist_ok=True)
     turn = lambda i: {"user_content": {"parts": [{"text": f"hi {i}"}]}, "intermediate_data": {"tool_uses": [{"name": "lookup", "args": {"q": f"hi {i}"}}]}}  # noqa: E731
-    cases = [{"eval_id": c, "conversation": [turn(c)]} for c in CASES]
-    (evals / "a.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": cases}))
+    eval_cases = [{"eval_id": f"c{i}", "conversation": [turn(f"c{i}")]} for i in range(cases)]
+    (evals / "a.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": eval_cases}))
     (evals / "test_config.json").write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": 1.0}}))
     config = tmp_path / "agenteval.yaml"
     config.write_text(f"suites:\n  - agent: agent.py:agent\n    eval_sets: evals/*.evalset.json\n    num_runs: {runs}\n{extra}")
     return config
 
 
-def accept_baseline(tmp_path: Path, runs: int, script: dict) -> dict:
+def accept_baseline(tmp_path: Path, runs: int, script: dict, cases: int = len(CASES)) -> dict:
     """A fixed-run baseline, accepted through the CLI."""
-    config = project(tmp_path, str(runs), script)
+    config = project(tmp_path, str(runs), script, cases=cases)
     main(["run", "--config", str(config), "--json", str(tmp_path / "base.json"), "--no-gate"])
     assert main(["accept", str(tmp_path / "base.json"), "--config", str(config), "--allow-failed"]) == 0
     return json.loads((tmp_path / ".agenteval" / "baseline.json").read_text())
@@ -242,3 +242,62 @@ def test_bad_gate_settings_for_adaptive_runs_name_the_key(tmp_path, capsys):
     assert main(["run", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert "$.gate.power" in err and "$.gate.case_drop" in err
+
+
+def test_a_first_baseline_runs_every_case_five_times_and_the_disagreeing_ones_more(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CI", "true")
+    config = project(tmp_path, "1", {"c2": [1, 3, 6]})  # c2 flaky; the suite's own num_runs is 1
+    assert main(["run", "--config", str(config), "--new-baseline", "--num-runs", "3"]) == 2
+    assert "--new-baseline chooses how often each case runs" in capsys.readouterr().err
+    assert main(["run", "--config", str(config), "--new-baseline", "--json", str(tmp_path / "first.json")]) == 1  # c2 below threshold
+    runs = runs_of(tmp_path / "first.json")
+    assert runs["c2"] == 10 and all(n == 5 for c, n in runs.items() if c != "c2")
+    results = json.loads((tmp_path / "first.json").read_text())
+    c2 = next(c for c in results["cases"] if c["eval_id"] == "c2")
+    assert c2["planned_runs"] == 5 and "its runs disagree" in c2["runs_note"]
+    assert main(["accept", str(tmp_path / "first.json"), "--config", str(config), "--allow-failed"]) == 0
+    baseline = json.loads((tmp_path / ".agenteval" / "baseline.json").read_text())
+    metric = lambda c: baseline["suites"]["default"]["s"][c]["metrics"]["tool_trajectory_avg_score"]  # noqa: E731
+    assert metric("c0")["history"] == "PPPPP" and metric("c2")["history"] == "PFPFP+PFPPP"
+    assert metric("c2")["run_statuses"] == ["PASSED", "FAILED", "PASSED", "FAILED", "PASSED"]  # the planned runs
+
+
+def test_a_case_failing_every_run_fails_the_gate_even_against_a_one_run_baseline(tmp_path, monkeypatch, capsys):
+    """The issue's case: 100 cases, one passing baseline run each; now one case fails all its
+    runs while five fail once, then pass."""
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 1, {}, cases=100)
+    assert "too few to tell flaky cases from deterministic ones" in capsys.readouterr().out
+    config = project(tmp_path, "auto", {"c7": ["all"], **{f"c{i}": [0] for i in range(10, 15)}}, cases=100)
+    assert main(["run", "--config", str(config), "--json", str(tmp_path / "new.json")]) == 1
+    assert main(["compare", str(tmp_path / "new.json"), "--config", str(config)]) == 1
+
+
+def test_accepted_pull_requests_add_to_the_history_and_keep_rates_unbiased(tmp_path, monkeypatch):
+    """run; accept; run; accept: every case fails its first run and passes its re-runs; the
+    baseline's rate stays the first runs' (0 of 1), its history keeps every run."""
+    monkeypatch.setenv("CI", "true")
+    accept_baseline(tmp_path, 3, {"c1": [1]})
+    for n in (1, 2):
+        config = project(tmp_path, "auto", {"c4": [0]})
+        main(["run", "--config", str(config), "--json", str(tmp_path / f"pr{n}.json"), "--no-gate"])
+        assert main(["accept", str(tmp_path / f"pr{n}.json"), "--config", str(config), "--allow-failed"]) == 0
+    baseline = json.loads((tmp_path / ".agenteval" / "baseline.json").read_text())
+    c4 = baseline["suites"]["default"]["s"]["c4"]["metrics"]["tool_trajectory_avg_score"]
+    c0 = baseline["suites"]["default"]["s"]["c0"]["metrics"]["tool_trajectory_avg_score"]
+    assert c4["score"] == 0.0 and c4["history"].startswith("PPP F+P") and c4["history"].count("F+") == 2
+    assert c0["history"] == "PPP P P"
+
+
+def test_in_a_flaky_suite_a_first_baseline_runs_agreeing_cases_more_to_tell_flaky_from_deterministic(tmp_path, monkeypatch):
+    """Three cases of ten fail one run in five: five agreeing runs of another case are then
+    still likely luck, so it runs again (within the budget of 8 runs per case)."""
+    monkeypatch.setenv("CI", "true")
+    config = project(tmp_path, "auto", {"c1": [3], "c2": [3], "c3": [3]})
+    main(["run", "--config", str(config), "--json", str(tmp_path / "first.json")])  # no baseline yet: a first baseline
+    runs = runs_of(tmp_path / "first.json")
+    flaky = [runs[c] for c in ("c1", "c2", "c3")]
+    agreeing = [n for c, n in runs.items() if c not in ("c1", "c2", "c3")]
+    assert min(flaky) >= max(agreeing) and min(agreeing) > 5 and sum(runs.values()) == 80  # the budget spent
+    c0 = next(c for c in json.loads((tmp_path / "first.json").read_text())["cases"] if c["eval_id"] == "c0")
+    assert "its runs agree (5/5 passed), but in this suite that is still" in c0["runs_note"]
