@@ -8,9 +8,12 @@ was fixed before any outcome was seen, so the fit is not biased by re-runs that 
 case passed). A case's own rate is then known as well as its whole history tells (every run:
 a posterior does not depend on why the runs were made). Its Bayes factor weighs its runs now
 under "the rate is the baseline's" against "it dropped by `case_drop`" (or broke outright).
-The suite's evidence averages, over a few shares of changed cases, the product over cases of
-(1 - share + share x factor): a test martingale when nothing changed, whoever chose the runs and
-whenever the rounds stopped, so it ever reaches 1/alpha with probability at most alpha (Ville).
+The suite's evidence averages, over two shares of changed cases (one case of the suite, a
+tenth of the cases), the product over cases of (1 - share + share x factor): a test martingale
+when nothing changed, whoever chose the runs and whenever the rounds stopped, so it ever reaches
+1/alpha with probability at most alpha (Ville). The rounds settle once no case is doubtful and a
+drop on a tenth of the cases is ruled out; rounds that end unsure fail the gate when the evidence
+leans toward a drop (LEAN).
 """
 
 from __future__ import annotations
@@ -107,17 +110,17 @@ def _smoothed(weights: list[float]) -> list[float]:
     return [weights[0], *(w * scale for w in inner), weights[-1]]
 
 
-def chance_flaky(prior: tuple[float, ...], counts: Counts) -> float:
-    """The chance a case's pass rate lies strictly between 0 and 1, given its runs."""
-    post = _posterior(prior, counts)
-    return 1 - post[0] - post[-1]
-
-
 # ---------------------------------------------------------------- one case
 
 
 def _posterior(prior: tuple[float, ...], counts: Counts) -> list[float]:
     return _normalized([math.log(w) + _log_likelihood(g, counts) for w, g in zip(prior, GRID)])
+
+
+def chance_flaky(prior: tuple[float, ...], counts: Counts) -> float:
+    """The chance a case's pass rate lies strictly between 0 and 1, given its runs."""
+    post = _posterior(prior, counts)
+    return 1 - post[0] - post[-1]
 
 
 def _likelihoods(counts: Counts) -> list[float]:
@@ -189,7 +192,8 @@ class CaseEvidence:
 @dataclass(frozen=True)
 class Settle:
     """What would settle a case that is still unsure: this many more failing runs would fail the
-    gate (0: none within the runs left), this many passing runs would clear it."""
+    gate (0: none within the runs looked at), this many passing runs would clear it (0: not
+    within 100)."""
 
     fails_to_fail: int
     passes_to_clear: int
@@ -265,7 +269,7 @@ class MetricEvidence:
         return after.chance(after.cases[-1]) <= 1 - self.power
 
     def _with(self, case: CaseEvidence, passes: int = 0, fails: int = 0) -> MetricEvidence:
-        """This evidence had `case` had more runs (the case moves last)."""
+        """This evidence, had `case` had more runs (the case moves last)."""
         counts = CaseCounts(case.counts.key, case.counts.history, case.counts.now.plus(passes, fails))
         others = tuple(c for c in self.cases if c is not case)
         return replace(self, cases=(*others, _case_evidence(self.prior, counts, self.drop)))
