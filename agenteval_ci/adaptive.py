@@ -18,7 +18,7 @@ from .sequential import CaseEvidence, Counts, MetricEvidence, chance_flaky, fit_
 
 BROAD = 0.15  # while a drop on several cases is not ruled out, this share of the cases runs again per round
 FIRST_BASELINE_RUNS = 5  # a first baseline runs every case this often (within min_runs..max_runs) ...
-FIRST_BASELINE_BUDGET = 8.0  # ... and the cases whose runs disagree up to max_runs, within this mean per case
+FIRST_BASELINE_BUDGET = 8.0  # ... then some cases more, up to max_runs, within this mean per case
 
 
 @dataclass(frozen=True)
@@ -50,13 +50,14 @@ def _doubt(pair: Pair, evidence: MetricEvidence, case: CaseEvidence) -> str:
 
 
 def _metric_reruns(name: str, pairs: list[Pair], evidence: MetricEvidence) -> list[Rerun]:
-    """The doubtful cases first (the flips and the drops), most doubtful first; then, while a drop
-    on several cases is not ruled out, the cases whose next run tells most."""
+    """The doubtful cases (the flips and the drops) and, while a drop on several cases is not
+    ruled out, a share of the others: those whose next run tells most."""
     by_key = {p.case: p for p in pairs}
     doubtful = evidence.doubtful()
     found = [Rerun(c.counts.key, f"{name}: {_doubt(by_key[c.counts.key], evidence, c)}", _value(evidence, c)) for c in doubtful]
     if evidence.open:
-        settled = [c for c in evidence.cases if c not in doubtful]
+        asked = {c.counts.key for c in doubtful}
+        settled = [c for c in evidence.cases if c.counts.key not in asked]
         telling = sorted(settled, key=lambda c: (-c.information, c.counts.key))[: math.ceil(BROAD * len(evidence.cases))]
         found += [
             Rerun(c.counts.key, f"{name}: a drop on several cases is not ruled out yet, and its next run tells most ({_counts(by_key[c.counts.key])})",
@@ -67,8 +68,9 @@ def _metric_reruns(name: str, pairs: list[Pair], evidence: MetricEvidence) -> li
 
 
 def _value(evidence: MetricEvidence, case: CaseEvidence) -> float:
-    """What a run of this case is worth: how much its next run tells, times its chance of being
-    one that dropped (a coin-toss case tells little per run, however doubtful)."""
+    """What a run of this case is worth, which decides who runs when the budget cannot cover all:
+    how much its next run tells, times its chance of being one that dropped (a coin-toss case
+    tells little per run, however doubtful)."""
     return evidence.chance(case) * case.information
 
 

@@ -328,7 +328,7 @@ def _infer_metric(
 
 def _sequential_reason(sequential: MetricEvidence, settle: str) -> str:
     if sequential.regressed:
-        return f"sequential evidence {sequential.evidence:.3g} reached {sequential.bar:g} (1/α)"
+        return f"sequential evidence {sequential.evidence:.3g} reached its bar {sequential.bar:g}"
     return (f"still unsure when the runs ended, and the evidence leans toward a drop: {sequential.evidence:.3g}, "
             f"at least {LEAN:g} (a drop more likely than not), short of {sequential.bar:g} (sure); {settle}")
 

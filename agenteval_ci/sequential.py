@@ -11,7 +11,8 @@ under "the rate is the baseline's" against "it dropped by `case_drop`" (or broke
 The suite's evidence averages, over two shares of changed cases (one case of the suite, a
 tenth of the cases), the product over cases of (1 - share + share x factor): a test martingale
 when nothing changed, whoever chose the runs and whenever the rounds stopped, so it ever reaches
-1/alpha with probability at most alpha (Ville). The rounds settle once no case is doubtful and a
+its bar 1/(EVIDENCE_ALPHA x alpha) with probability at most EVIDENCE_ALPHA x alpha (Ville); the
+rest of alpha is left to the end rule below. The rounds settle once no case is doubtful and a
 drop on a tenth of the cases is ruled out; rounds that end unsure fail the gate when the evidence
 leans toward a drop (LEAN).
 """
@@ -29,6 +30,7 @@ SMOOTHING = 2  # passes of a (1/4, 1/2, 1/4) kernel over the rates strictly betw
 BREAK = 0.1  # the alternative's weight on a total break; the rest on a drop of exactly case_drop
 DESIGN_SHARE = 0.1  # the share of changed cases the rounds try to rule out (besides a single case)
 MANY = 3  # ... when that share is at least this many cases
+EVIDENCE_ALPHA = 0.8  # the share of alpha the evidence's bar spends (25 at 5%); the rest is the unsure end's (LEAN)
 LEAN = 8.0  # evidence at which a regression is more likely than not, if one PR in nine regressed
 
 
@@ -202,7 +204,7 @@ class Settle:
 @dataclass(frozen=True)
 class MetricEvidence:
     name: str
-    bar: float  # 1/alpha: the evidence that fails the gate
+    bar: float  # 1/(EVIDENCE_ALPHA x alpha): the evidence that fails the gate
     cases: tuple[CaseEvidence, ...]
     power: float  # settle a case once the chance it dropped is below 1 - power
     prior: tuple[float, ...]
@@ -306,8 +308,9 @@ def _case_evidence(prior: tuple[float, ...], counts: CaseCounts, drop: float) ->
 
 
 def metric_evidence(name: str, cases: list[CaseCounts], drop: float, alpha: float, power: float, population: list[Counts]) -> MetricEvidence:
-    """`population`: the planned counts of every baseline case of this metric (the prior is fitted
-    to them), so that shards and their merge weigh a case alike."""
+    """`alpha`: this metric's false-alarm rate; the bar spends EVIDENCE_ALPHA of it. `population`:
+    the planned counts of every baseline case of this metric (the prior is fitted to them), so
+    that shards and their merge weigh a case alike."""
     prior = fit_prior(population)
     found: dict[tuple[Counts, Counts], CaseEvidence] = {}  # cases with the same counts weigh the same
     evidence = []
@@ -316,4 +319,4 @@ def metric_evidence(name: str, cases: list[CaseCounts], drop: float, alpha: floa
             found[c.history, c.now] = _case_evidence(prior, c, drop)
         same = found[c.history, c.now]
         evidence.append(CaseEvidence(c, same.factor, same.information))
-    return MetricEvidence(name, 1 / alpha, tuple(evidence), power, prior, drop, len(population))
+    return MetricEvidence(name, 1 / (alpha * EVIDENCE_ALPHA), tuple(evidence), power, prior, drop, len(population))

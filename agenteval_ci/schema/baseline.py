@@ -62,7 +62,7 @@ class BaselineMetric(StrictModel):
     rubrics: dict[str, float] = Field(default_factory=dict)  # rubric id -> pass rate over those runs
     # Every accepted run, oldest accept first, at most HISTORY_WINDOW runs: batches separated by
     # spaces, "PPF+PP" = planned runs, then after "+" the re-runs chosen by their outcome.
-    history: str = ""
+    history: str = Field(default="", max_length=20_000)
     accepted_from: Optional[str] = None  # the results the newest batch came from: accepting them again replaces it
     # Version 1 only: runs that passed / failed; read into `history` as one planned batch.
     passes: Optional[int] = Field(default=None, ge=0)
