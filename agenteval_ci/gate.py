@@ -329,8 +329,9 @@ def _infer_metric(
 def _sequential_reason(sequential: MetricEvidence, settle: str) -> str:
     if sequential.regressed:
         return f"sequential evidence {sequential.evidence:.3g} reached its bar {sequential.bar:g}"
-    return (f"still unsure when the runs ended, and the evidence leans toward a drop: {sequential.evidence:.3g}, "
-            f"at least {LEAN:g} (a drop more likely than not), short of {sequential.bar:g} (sure); {settle}")
+    why = (f"at least {LEAN:g}: a drop more likely than not" if sequential.evidence >= LEAN
+           else f"above 1, and a case at least {sequential.power:.0%} likely to be one that dropped")
+    return f"still unsure when the runs ended, and the evidence leans toward a drop: {sequential.evidence:.3g} ({why}; {sequential.bar:g} would be sure); {settle}"
 
 
 def _what_settles(sequential: MetricEvidence, case: CaseEvidence, max_runs: int) -> str:

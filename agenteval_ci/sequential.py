@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 GRID = tuple(i / 20 for i in range(21))  # pass rates 0, 0.05, ..., 1
-EM_ROUNDS = 40
+EM_ROUNDS = 15  # EM from an even spread, stopped early: short histories cannot pin the spread down
 SMOOTHING = 2  # passes of a (1/4, 1/2, 1/4) kernel over the rates strictly between 0 and 1
 BREAK = 0.1  # the alternative's weight on a total break; the rest on a drop of exactly case_drop
 DESIGN_SHARE = 0.1  # the share of changed cases the rounds try to rule out (besides a single case)
@@ -77,7 +77,9 @@ def _normalized(logs: list[float]) -> list[float]:
 
 def fit_prior(population: list[Counts]) -> tuple[float, ...]:
     """The spread of pass rates over the suite's cases (weights on GRID), fitted to their planned
-    runs by EM; smoothed between 0 and 1 (EM's estimate is spiky, and a case whose many runs fall
+    runs by EM from an even spread, stopped after EM_ROUNDS (run to the end, EM piles the mass of
+    cases whose few agreeing runs cannot tell 1 from 0.95 onto 1, and a 3-run baseline then
+    false-alarms near alpha; stopped early, it keeps them doubtful); smoothed between 0 and 1 (EM's estimate is spiky, and a case whose many runs fall
     between two spikes would look surer than it is); and one imaginary case of any rate mixed in
     (weight 1/(N+1)), so that no rate is ruled out by the prior alone. Deterministic cases (rates 0
     and 1) keep their weight: they are what lets one confirmed flip fail the gate."""
@@ -257,8 +259,13 @@ class MetricEvidence:
 
     @property
     def leaning(self) -> bool:
-        """The rounds ended unsure and the evidence leans toward a drop: it fails the gate."""
-        return not self.regressed and self.evidence >= LEAN and bool(self.doubtful())
+        """The rounds ended unsure and the evidence leans toward a drop: it fails the gate. Either
+        the suite's evidence is at least LEAN, or it favors a drop at all (above 1) and some
+        doubtful case is, by then, at least `power` likely to be the one that dropped."""
+        if self.regressed:
+            return False
+        doubtful = self.doubtful()
+        return bool(doubtful) and (self.evidence >= LEAN or (self.evidence > 1 and any(self.chance(c) >= self.power for c in doubtful)))
 
     def settle(self, case: CaseEvidence, runs_left: int) -> Settle:
         """More runs of one case, all failing or all passing, until the verdict changes."""
