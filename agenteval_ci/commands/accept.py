@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..baseline import baseline_from_results, load_baseline, refuse_unsound, write_baseline
+from ..baseline import baseline_from_results, load_baseline, refuse_unsound, thin_history_note, write_baseline
 from ..errors import EXIT_PASSED
 from ..results_file import read_results
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_RESULTS
@@ -31,4 +31,7 @@ def run(args: argparse.Namespace) -> int:
     write_baseline(path, baseline)
     what = "all cases" if not (args.case or args.metric) else ", ".join([*(args.case or []), *(args.metric or [])])
     print(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline)")
+    note = thin_history_note(baseline)
+    if note:
+        print(note)
     return EXIT_PASSED

@@ -30,6 +30,7 @@ from typing import Any
 import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
+from ..adaptive import FIRST_BASELINE_RUNS
 from ..agent_logs import LOG_FILE
 from ..discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError
@@ -50,7 +51,7 @@ _EVAL_SUFFIXES = (".evalset.json", ".test.json")
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", nargs="?", default=".", help="the project's root folder (default: the current folder)")
     parser.add_argument("--force", action="store_true", help="overwrite files agenteval wrote before, and re-run to replace the baseline")
-    parser.add_argument("--no-run", action="store_true", help="write the files only; run and accept later (`agenteval run && agenteval accept`)")
+    parser.add_argument("--no-run", action="store_true", help="write the files only; run and accept later (`agenteval run --new-baseline && agenteval accept`)")
 
 
 # ---------------------------------------------------------------- the layout
@@ -346,16 +347,17 @@ def _append(path: Path, data: bytes) -> None:
 
 
 def _first_baseline(root: Path) -> None:
-    """Run the suites and accept the results, as a user would type it."""
+    """Run the suites for a new baseline and accept the results, as a user would type it."""
     from ..cli import dispatch
 
     config = str(root / DEFAULT_PROJECT_FILE)
-    print(f"\nrunning the suites once: agenteval run --config {config}", flush=True)
-    code = dispatch(["run", "--config", config])
+    print(f"\nrunning the suites for a first baseline (every case {FIRST_BASELINE_RUNS} times, to tell flaky cases from "
+          f"deterministic ones; docs/baseline.md): agenteval run --config {config} --new-baseline", flush=True)
+    code = dispatch(["run", "--config", config, "--new-baseline"])
     try:
         dispatch(["accept", "--config", config])
     except AgentevalError as exc:
-        print(f"\nno baseline written: {exc}\nfix that, then: agenteval run && agenteval accept")
+        print(f"\nno baseline written: {exc}\nfix that, then: agenteval run --new-baseline && agenteval accept")
         return
     if code != EXIT_PASSED:
         print("some cases are below their thresholds today; the baseline keeps them as they are, and the gate "
@@ -443,7 +445,7 @@ def run(args: argparse.Namespace) -> int:
     for generated in (DEFAULT_RESULTS, LOG_FILE.as_posix()):
         writer.ignore(f"/{generated}")
     if args.no_run:
-        print("\nnot run (--no-run): `agenteval run && agenteval accept` writes the first baseline")
+        print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")
     elif (root / DEFAULT_BASELINE).is_file() and not args.force:
         print(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:

@@ -44,6 +44,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
     parser.add_argument("--fail-on", choices=["regression", "threshold", "never"], help="override agenteval.yaml's gate.fail_on")
     parser.add_argument("--no-gate", action="store_true", help="only write the results; compare later (the action compares with the base branch's baseline)")
+    parser.add_argument("--new-baseline", action="store_true",
+                        help="run for a new baseline, ignoring any baseline there is: every case 5 times, the cases whose runs "
+                             "disagree up to max_runs (about 8 runs per case at most), then write the results without gating; "
+                             "`agenteval accept` takes them (docs/baseline.md)")
     parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown here ('-' for stdout)")
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic slices of the cases")
     parser.add_argument("--config_file_path", "--config-file-path", dest="config_file_path", help="adk eval's criteria file")
@@ -64,6 +68,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     shard = parse_shard(args.shard) if args.shard else None
+    if args.new_baseline and args.num_runs is not None:
+        raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
     if args.adk_args:
         if args.config or args.suite:
             raise UsageError("give either an agenteval.yaml (--config/--suite) or adk eval's AGENT_DIR EVAL_SET..., not both")
@@ -87,11 +93,11 @@ def run(args: argparse.Namespace) -> int:
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     suites = chosen(project.suites, args)
-    baseline = _adaptive_baseline(suites, project, args)
+    baseline = None if args.new_baseline else _adaptive_baseline(suites, project, args)
     results = _run(suites, judge, shard, args, Path(project.path).parent, baseline, _gate_settings(project, args))
     args.json = args.json or str(default_results(project.path))  # so `agenteval accept` finds it
     save_results(results, args, project.warnings)
-    if args.no_gate:
+    if args.no_gate or args.new_baseline:
         print_table(results, args)
         explain_failed_runs(results)
         return EXIT_PASSED if results.passed else EXIT_FAILED
@@ -116,7 +122,7 @@ def _run(
     """Run with the agent's own logging kept below our output; say where its quieter records went."""
     level = args.log_level or ("ERROR" if args.quiet else DEFAULT_CONSOLE_LEVEL)
     logs = AgentLogs(level, project_dir / LOG_FILE)
-    results = run_suites(suites, judge, shard, logs=logs, quiet=args.quiet, baseline=baseline, gate=gate)
+    results = run_suites(suites, judge, shard, logs=logs, quiet=args.quiet, baseline=baseline, gate=gate, new_baseline=args.new_baseline)
     notice = logs.notice()
     if notice:
         print(notice, file=sys.stderr)
