@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.baseline import baseline_from_results, load_baseline, refuse_unsound, thin_history_note, write_baseline
+from ..core.budgets import kept_figures
 from ..errors import EXIT_PASSED
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
@@ -26,11 +27,12 @@ class AcceptSettings:
 
 def accept(settings: AcceptSettings) -> Done:
     results = read_results(results_to_read(settings.results, settings.config))
-    path = Path(settings.baseline) if settings.baseline else project_settings(settings.config).baseline
+    project = project_settings(settings.config)
+    path = Path(settings.baseline) if settings.baseline else project.baseline
     cases, metrics = list(settings.cases) or None, list(settings.metrics) or None
     refuse_unsound(results, settings.allow_failed, cases)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
-    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit)
+    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit, figures=kept_figures(project.gate))
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
     print(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline)")

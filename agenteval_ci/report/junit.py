@@ -18,13 +18,13 @@ def _failure_text(case: CaseResult, regressed: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _testcase(case: CaseResult, regressed: list[str]) -> ET.Element:
+def _testcase(case: CaseResult, regressed: list[str], over_budget: str = "") -> ET.Element:
     duration = sum(r.duration or 0.0 for r in case.runs)
     element = ET.Element("testcase", classname=f"{case.suite}.{case.eval_set_id}", name=case.eval_id, time=f"{duration:.3f}")
-    if case.status == Status.FAILED or regressed:
-        failed = [n for n, m in case.metrics.items() if m.status == Status.FAILED] + regressed
+    if case.status == Status.FAILED or regressed or over_budget:
+        failed = [n for n, m in case.metrics.items() if m.status == Status.FAILED] + regressed + ([over_budget] if over_budget else [])
         failure = ET.SubElement(element, "failure", message="failed: " + ", ".join(dict.fromkeys(failed)) if failed else "failed", type="agenteval")
-        failure.text = _failure_text(case, regressed)
+        failure.text = "\n".join(filter(None, [_failure_text(case, regressed), over_budget]))
     elif case.status == Status.NOT_EVALUATED:
         ET.SubElement(element, "skipped", message=case.reason or "not evaluated")
     blind = [f"{name} was judged without {judged_without_text(m.judged_without)}" for name, m in case.metrics.items() if m.judged_without]
@@ -35,10 +35,11 @@ def _testcase(case: CaseResult, regressed: list[str]) -> ET.Element:
 
 def junit_xml(results: Results, comparison: Comparison | None = None) -> str:
     regressed = {c.key: c.counted for c in comparison.cases} if comparison else {}
+    over = {c.key: c.note.split("; ")[0] for c in comparison.cases if c.outcome == "over_budget"} if comparison else {}
     root = ET.Element("testsuites", name="agenteval")
     ordered = sorted(results.cases, key=lambda c: c.suite)
     for suite, cases in groupby(ordered, key=lambda c: c.suite):
-        elements = [_testcase(c, regressed.get(case_key(c), [])) for c in cases]
+        elements = [_testcase(c, regressed.get(case_key(c), []), over.get(case_key(c), "")) for c in cases]
         failures = sum(e.find("failure") is not None for e in elements)
         skipped = sum(e.find("skipped") is not None for e in elements)
         node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(elements)), failures=str(failures), errors="0", skipped=str(skipped))

@@ -110,6 +110,9 @@ class BaselineCase(StrictModel):
     fingerprint: str
     status: Status
     metrics: dict[str, BaselineMetric] = Field(default_factory=dict)
+    # Budgeted figures (gate.budgets, and cost_usd): each planned run's figure, None where a run
+    # had none (docs/baseline.md, "Figures"). Kept only for the figures the project budgets.
+    figures: dict[str, list[Optional[float]]] = Field(default_factory=dict)
 
 
 class Provenance(StrictModel):
