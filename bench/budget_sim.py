@@ -72,17 +72,27 @@ NOISE: dict[str, Noise] = {"ln25": _ln(0.25), "ln40": _ln(0.40), "retry": _retry
 # ---------------------------------------------------------------- runs as the real records
 
 
+USER = Content.model_construct(role="user", parts=[])
+_CALLING: dict[int, Content] = {}  # records are never changed: one content per number of tool calls
+
+
+def _calling(tools: int) -> Content:
+    if tools not in _CALLING:
+        call = Part.model_construct(function_call=FunctionCall.model_construct(name="lookup", args={}))
+        _CALLING[tools] = Content.model_construct(role="model", parts=[call] * tools)
+    return _CALLING[tools]
+
+
 def _turn(calls: list[int], tools: int) -> Invocation:
-    """One turn: `calls` model calls (input tokens each; output a tenth), `tools` tool calls."""
+    """One turn: `calls` model calls (input tokens each; output a tenth), the first making `tools` tool calls."""
     events = [
         InvocationEvent.model_construct(
-            author="agent", model_version="gemini-2.5-flash",
+            author="agent", model_version="gemini-2.5-flash", content=_calling(tools if i == 0 else 0),
             usage_metadata=UsageMetadata.model_construct(prompt_token_count=tokens, candidates_token_count=tokens // 10),
-            content=Content.model_construct(role="model", parts=[Part.model_construct(function_call=FunctionCall.model_construct(name="lookup", args={}))] * (tools if i == 0 else 0)),
         )
         for i, tokens in enumerate(calls)
     ]
-    return Invocation.model_construct(user_content=Content.model_construct(role="user", parts=[]), final_response=None,
+    return Invocation.model_construct(user_content=USER, final_response=None,
                                       intermediate_data=InvocationEvents.model_construct(invocation_events=events),
                                       duration=None, model_duration=None, tool_duration=None)
 

@@ -286,3 +286,35 @@ def test_accept_keeps_the_budgeted_figures_and_compare_fails_through_the_cli(tmp
     assert data["budgets"][0]["verdict"] == "breached" and data["counts"]["over_budget"] == 3
     assert data["costs"][0]["change"] == pytest.approx(1.0)
     assert main(["compare", str(base_file), "--config", str(config)]) == 0
+
+
+# ---------------------------------------------------------------- num_runs: auto
+
+
+def _looked(results: Results, rounds: int) -> Results:
+    from agenteval_ci.schema import AdaptiveInfo
+
+    return results.model_copy(update={"adaptive": AdaptiveInfo(min_runs=1, max_runs=10, run_budget=3, rounds=rounds)})
+
+
+def test_auto_asks_for_more_runs_while_a_budget_is_over_by_the_estimate_only(tmp_path):
+    from agenteval_ci.core.adaptive import plan_round
+
+    rng = random.Random(11)
+    sizes = [rng.randint(500, 5000) for _ in range(8)]
+    base = scored(tmp_path, "base", runs_of(8, noisy_tokens(rng, sizes, 3, spread=0.6)), 8)
+    settings = GateSettings(budgets={"token_usage_v1": "+5%"})
+    baseline = baseline_of(base, settings)
+    unsure = _looked(scored(tmp_path, "unsure", runs_of(8, noisy_tokens(rng, sizes, 1, scale=1.15, spread=0.6)), 8), 1)
+    summary = compare_budgets(unsure, baseline, settings, last_look=False)[0]
+    assert summary.verdict == "unsure", summary
+    plan = plan_round(unsure, baseline, settings)
+    assert not plan.decided and {r.key for r in plan.reruns} == {c.key for c in unsure.cases}
+    assert all("token_usage_v1: over its budget by the estimate" in r.why for r in plan.reruns)
+    # the last look decides: unsure is within the budget, and says why
+    assert compare(unsure, baseline, settings).budgets[0].verdict == "within"
+    # a breach decides the rounds at once
+    heavy = _looked(scored(tmp_path, "heavy", runs_of(8, noisy_tokens(rng, sizes, 1, scale=3.0, spread=0.1)), 8), 1)
+    assert plan_round(heavy, baseline, settings).decided.startswith("default: over budget on token_usage_v1")
+    # a later round tests at its smaller share of alpha
+    assert compare_budgets(_looked(heavy, 1), baseline, settings)[0].typical_bound > compare_budgets(_looked(heavy, 4), baseline, settings)[0].typical_bound

@@ -8,8 +8,9 @@ with its runs now, and the case is the unit. A budget is **breached** when
   least twice to show it) and any case's figure rose by more than the budget, as a worsened case
   does in a deterministic score gate; or
 - the **typical case's rise** (per case, the mean log figure now minus the baseline's; averaged
-  over cases, as a ratio - 1) is beyond the budget and beyond noise: its one-sided Student-t
-  lower bound (n - 1 degrees of freedom) is above zero at the budget's share of alpha.
+  over cases, as a ratio - 1) is beyond the budget and beyond noise: the lower end of its
+  two-sided Student-t interval (n - 1 degrees of freedom) at the budget's share of alpha is
+  above zero.
 
 The suite's total (the cases' mean figures summed, baseline -> PR: what the bill says) is shown
 beside it. Alpha, 1 - confidence, is shared out over the suite's budgets (Bonferroni). With
@@ -174,14 +175,14 @@ class BudgetSummary:
     baseline_total: float | None  # the paired cases' mean figures, summed: per run of the suite
     candidate_total: float | None
     increase: float | None  # candidate_total / baseline_total - 1; None from nothing (a total of 0) to something
-    bound: float | None  # the one-sided lower confidence bound on the increase (informational)
+    bound: float | None  # the lower end of the increase's 1 - alpha interval (informational)
     mode: str  # stochastic | deterministic
     drivers: tuple[CaseDelta, ...] = ()  # cases whose figure rose by more than the budget, largest first
     over: tuple[str, ...] = ()  # ... every such case's key, when the budget is breached
     reason: str = ""
     lost: tuple[str, ...] = ()  # cases whose baseline has the figure and whose runs now have none: why
     typical: float | None = None  # the typical case's rise (what the breach is judged on): geometric means, - 1
-    typical_bound: float | None = None  # ... and its one-sided lower bound at alpha
+    typical_bound: float | None = None  # ... and the lower end of its 1 - alpha interval
 
     @property
     def breached(self) -> bool:
@@ -294,7 +295,8 @@ def typical_rise(pairs: list[_Pair], alpha: float) -> tuple[float, float | None]
 
 def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost: list[str], alpha: float, last_look: bool = True) -> BudgetSummary:
     """Deterministic: any case's rise beyond the budget breaches it. Otherwise the typical case's
-    rise must be beyond the budget and beyond noise (its lower bound above zero at alpha). The
+    rise must be beyond the budget and beyond noise (the lower end of its 1 - alpha interval above
+    zero). The
     suite's total is reported beside it (what the bill says), with its own bound."""
     if not pairs:
         why = "no case of the baseline keeps this figure for the same test: accept a baseline made with this budget set"
@@ -304,8 +306,10 @@ def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost
     increase = _increase(before, after)
     deterministic = not any(p.noisy for p in pairs) and any(p.repeated for p in pairs)
     over = sorted((d for d in deltas if d.rise > budget + SAME), key=lambda d: (-(d.candidate - d.baseline), d.case))
-    typical, typical_low = typical_rise(pairs, alpha)
-    bound = None if deterministic else total_bound(deltas, increase, alpha)
+    # the lower end of the two-sided (1 - alpha) interval, as the report's intervals are: a false
+    # alarm at most alpha / 2 where Student's t holds, leaving room where skewed noise bends it
+    typical, typical_low = typical_rise(pairs, alpha / 2)
+    bound = None if deterministic else total_bound(deltas, increase, alpha / 2)
     unsure = False
     if deterministic:
         breached = bool(over) or increase > budget + SAME
@@ -314,7 +318,7 @@ def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost
         beyond = typical > budget + SAME
         breached = beyond and typical_low is not None and typical_low > 0
         unsure = beyond and not breached
-        words = f"the typical case rose {_pct(typical)} (lower {1 - alpha:.1%} bound {_pct(typical_low)})"
+        words = f"the typical case rose {_pct(typical)} ({1 - alpha:.0%} interval from {_pct(typical_low)})"
         reason = (f"over the budget and beyond noise: {words}" if breached
                   else f"over the budget by the estimate but within the noise: {words}" if unsure else "")
     verdict = "breached" if breached else "unsure" if unsure and not last_look else "within"
@@ -447,8 +451,12 @@ class SuiteCost:
 
 
 def suite_costs(results: Results, baseline: Baseline | None) -> tuple[SuiteCost, ...]:
+    """Per suite whose agent reported its model usage (a Python agent may report none)."""
     found = []
     for suite in sorted({c.suite for c in results.cases}):
+        runs = [r for c in results.cases if c.suite == suite for r in c.runs]
+        if not any(r.cost_usd is not None or r.unpriced_models for r in runs):
+            continue  # no model call reported its usage: nothing to price, nothing to say
         cases = [c for c in results.cases if c.suite == suite and not c.run_errors]
         means = [_candidate_mean(c, "cost_usd")[0] for c in cases]
         missing = [f"{c.key}: {_missing(c, 'cost_usd')}" for c, m in zip(cases, means) if m is None]
@@ -457,6 +465,6 @@ def suite_costs(results: Results, baseline: Baseline | None) -> tuple[SuiteCost,
         before = sum(p.delta.baseline for p in pairs) if pairs else None
         after = sum(p.delta.candidate for p in pairs) if pairs else None
         change = _finite(_increase(before, after)) if before is not None and after is not None else None
-        unknown = f"{len(missing)} case(s) unpriced (first: {missing[0]})" if missing else ""
+        unknown = f"{len(missing)} case(s) without a cost (first: {missing[0]})" if missing else ""
         found.append(SuiteCost(suite, cost, unknown, len(pairs), before, after, change))
     return tuple(found)
