@@ -299,7 +299,8 @@ def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost
     zero). The
     suite's total is reported beside it (what the bill says), with its own bound."""
     if not pairs:
-        why = "no case of the baseline keeps this figure for the same test: accept a baseline made with this budget set"
+        why = ("no case of the baseline has this figure for the same test: accept a baseline made with this budget set "
+               "(from runs that report the figure: a model's usage, a price, turn durations)")
         return BudgetSummary(suite, key, budget, "no baseline", 0, None, None, None, None, "stochastic", reason=why, lost=tuple(lost))
     deltas = [p.delta for p in pairs]
     before, after = sum(d.baseline for d in deltas), sum(d.candidate for d in deltas)

@@ -599,11 +599,16 @@ def compare(results: Results, baseline: Baseline | None, settings: GateSettings)
 
 
 def _with_budgets(cases: list[CaseOutcome], budgets: tuple[BudgetSummary, ...]) -> list[CaseOutcome]:
-    """A case whose figure drove a breached budget is over budget, unless a score made it worse."""
+    """A case whose figure drove a breached budget is over budget (a regressed case stays
+    regressed), and its note says by how much."""
     over = over_budget_cases(budgets)
     rank = OUTCOMES.index("over_budget")
-    return [replace(c, outcome="over_budget", note="; ".join(filter(None, [f"over budget: {', '.join(over[c.key])}", c.note])))
-            if c.key in over and OUTCOMES.index(c.outcome) > rank else c for c in cases]
+
+    def marked(case: CaseOutcome) -> CaseOutcome:
+        note = "; ".join(filter(None, [f"over budget: {', '.join(over[case.key])}", case.note]))
+        return replace(case, outcome="over_budget" if OUTCOMES.index(case.outcome) > rank else case.outcome, note=note)
+
+    return [marked(c) if c.key in over else c for c in cases]
 
 
 def _first(items: list[str], what: str) -> str:
