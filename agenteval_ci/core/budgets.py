@@ -381,23 +381,20 @@ def budget_reasons(budgets: Iterable[BudgetSummary]) -> tuple[list[str], list[st
     failed, lost = [], []
     for s in budgets:
         if s.breached:
-            shown = ", ".join(f"{d.case} {_fmt(s.key, d.baseline)} → {_fmt(s.key, d.candidate)} ({_pct(d.rise)})" for d in s.drivers[:3])
-            failed.append(f"{s.suite}: over budget on {s.key} ({s.what}, summed over {s.cases} case(s)): {_fmt(s.key, s.baseline_total)} → "
-                          f"{_fmt(s.key, s.candidate_total)}, {change_text(s.increase)} against {percent(s.budget)} allowed; {s.reason}"
+            shown = ", ".join(f"{d.case} {fmt_figure(s.key, d.baseline)} → {fmt_figure(s.key, d.candidate)} ({_pct(d.rise)})" for d in s.drivers[:3])
+            failed.append(f"{s.suite}: over budget on {s.key} ({s.what}, summed over {s.cases} case(s)): {fmt_figure(s.key, s.baseline_total)} → "
+                          f"{fmt_figure(s.key, s.candidate_total)}, {change_text(s.increase)} against {percent(s.budget)} allowed; {s.reason}"
                           + (f"; most: {shown}" if shown else ""))
         if s.lost:
             lost.append(f"{s.suite}: {len(s.lost)} case(s) lost the budgeted figure {s.key} (first: {s.lost[0]})")
     return failed, lost
 
 
-def _fmt(key: str, value: float | None) -> str:
+def fmt_figure(key: str, value: float | None) -> str:
+    """A figure as reports show it: its unit's decimals, thousands separated, dollars marked."""
     if value is None:
         return "–"
     return f"${value:,.{FIGURES[key].digits}f}" if key == "cost_usd" else f"{value:,.{FIGURES[key].digits}f}"
-
-
-def fmt_figure(key: str, value: float | None) -> str:
-    return _fmt(key, value)
 
 
 def change_text(increase: float | None) -> str:
