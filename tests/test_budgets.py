@@ -318,3 +318,38 @@ def test_auto_asks_for_more_runs_while_a_budget_is_over_by_the_estimate_only(tmp
     assert plan_round(heavy, baseline, settings).decided.startswith("default: over budget on token_usage_v1")
     # a later round tests at its smaller share of alpha
     assert compare_budgets(_looked(heavy, 1), baseline, settings)[0].typical_bound > compare_budgets(_looked(heavy, 4), baseline, settings)[0].typical_bound
+
+
+NOISY_AGENT = '''
+import random
+
+EXTRA = {extra}  # the chance of a second lookup: the PR raises it
+
+
+def reply(text, session):
+    rng = random.Random(f"{{session.case_id}}:{{session.run_index}}")
+    calls = 1 + (rng.random() < EXTRA)
+    return {{"response": "ok", "steps": [{{"name": "lookup", "args": {{"q": text}}, "response": {{"ok": True}}}}] * calls}}
+'''
+
+
+def test_num_runs_auto_stops_its_rounds_once_a_budget_is_breached(tmp_path, capsys):
+    """A Python agent whose lookups per turn are noisy; `agenteval run` with num_runs: auto."""
+    cases = {f"c{i}": [{"user_content": {"role": "user", "parts": [{"text": f"q{i}"}]},
+                        "final_response": {"role": "model", "parts": [{"text": "ok"}]}}] for i in range(12)}
+    (tmp_path / "evals").mkdir()
+    write_set(tmp_path / "evals" / "shop.evalset.json", cases)
+    (tmp_path / "evals" / "test_config.json").write_text(json.dumps(ONLY_RESPONSES))
+    (tmp_path / "agent.py").write_text(NOISY_AGENT.format(extra=0.3))
+    config = tmp_path / "agenteval.yaml"
+    config.write_text("gate:\n  budgets: {tool_call_count_v1: +5%}\n"
+                      "suites:\n  - agent: agent.py:reply\n    eval_sets: evals/*.evalset.json\n    num_runs: auto\n")
+    assert main(["run", "--config", str(config), "--new-baseline", "-q"]) == 0
+    assert main(["accept", "--config", str(config)]) == 0
+    (tmp_path / "agent_pr.py").write_text(NOISY_AGENT.format(extra=1.0))  # every turn looks up twice now
+    config.write_text(config.read_text().replace("agent.py:reply", "agent_pr.py:reply"))  # a new module: this process imported agent.py
+    capsys.readouterr()
+    assert main(["run", "--config", str(config), "-q"]) == 1
+    results = read_results(tmp_path / ".agenteval" / "results.json")
+    assert results.adaptive is not None and "over budget on tool_call_count_v1" in results.adaptive.stopped
+    assert "over budget on tool_call_count_v1" in capsys.readouterr().out
