@@ -11,6 +11,7 @@ from typing import Optional
 from pydantic import Field
 
 from ._base import StrictModel
+from .judge import JudgeFingerprint
 from .results import Status
 
 BASELINE_VERSION = 1
@@ -28,6 +29,9 @@ class BaselineMetric(StrictModel):
     # against. Absent in baselines written before them: counted from run_statuses then.
     passes: Optional[int] = Field(default=None, ge=0)
     fails: Optional[int] = Field(default=None, ge=0)
+    judge: Optional[str] = None  # judged metrics: the id of the judge's fingerprint in `Baseline.judges`
+    # The recorded runs these scores came from, when not the case's `outputs` (a partial accept).
+    outputs: Optional[str] = None
 
     def pass_counts(self) -> tuple[int, int]:
         if self.passes is not None and self.fails is not None:
@@ -39,6 +43,9 @@ class BaselineCase(StrictModel):
     fingerprint: str
     status: Status
     metrics: dict[str, BaselineMetric] = Field(default_factory=dict)
+    # Digest of the runs the scores came from, whose record is in the outputs file beside the
+    # baseline (files/baseline_outputs.py): what a changed judge re-judges.
+    outputs: Optional[str] = None
 
 
 class Provenance(StrictModel):
@@ -53,9 +60,20 @@ class Baseline(StrictModel):
     provenance: Provenance
     # suite -> eval_set_id -> eval_id -> case
     suites: dict[str, dict[str, dict[str, BaselineCase]]] = Field(default_factory=dict)
+    judges: dict[str, JudgeFingerprint] = Field(default_factory=dict)  # id -> fingerprint, for the metrics' `judge`
 
     def case(self, suite: str, eval_set_id: str, eval_id: str) -> BaselineCase | None:
         return self.suites.get(suite, {}).get(eval_set_id, {}).get(eval_id)
+
+    def outputs_of(self, case: BaselineCase, metric: str) -> Optional[str]:
+        """The digest of the recorded runs a metric's scores came from, if recorded."""
+        entry = case.metrics.get(metric)
+        return (entry.outputs if entry else None) or case.outputs
+
+    def judge_of(self, case: BaselineCase, metric: str) -> Optional[JudgeFingerprint]:
+        """The judge that gave a metric's scores, if recorded (not before agenteval recorded it)."""
+        entry = case.metrics.get(metric)
+        return self.judges.get(entry.judge) if entry and entry.judge else None
 
     def keys(self) -> list[tuple[str, str, str]]:
         return [(s, e, c) for s, sets in self.suites.items() for e, cases in sets.items() for c in cases]
