@@ -19,7 +19,10 @@ from ..files.results import parse_versioned
 from ..files.writing import write_atomic
 from ..schema import CaseResult, MetricResult, Results, Status
 from ..schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
+from ..schema.judge import JudgeFingerprint
+from .judge_fingerprint import judge_id
 from .metrics.base import adk_mean, unscored_evidence
+from .recorded_outputs import outputs_digest
 from .selection import case_names
 
 
@@ -72,6 +75,7 @@ def baseline_metric(metric: MetricResult) -> BaselineMetric:
         rubrics=rubric_pass_rates(metric),
         passes=sum(run.status == Status.PASSED for run in metric.runs),
         fails=sum(run.status == Status.FAILED for run in metric.runs),
+        judge=judge_id(metric.judge) if metric.judge else None,
     )
 
 
@@ -82,6 +86,7 @@ def baseline_case(case: CaseResult) -> BaselineCase:
         fingerprint=case.fingerprint,
         status=case.status,
         metrics={name: baseline_metric(m) for name, m in case.metrics.items() if m.status != Status.INFORMATIONAL},
+        outputs=outputs_digest(case),
     )
 
 
@@ -97,7 +102,8 @@ def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] |
     if metrics is None or old is None or old.fingerprint != case.fingerprint:
         return new
     merged = dict(old.metrics)
-    merged.update({name: m for name, m in new.metrics.items() if name in metrics})
+    outputs = new.outputs if new.outputs != old.outputs else None  # these metrics' scores came from other runs
+    merged.update({name: m.model_copy(update={"outputs": outputs}) for name, m in new.metrics.items() if name in metrics})
     return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
 
 
@@ -165,4 +171,23 @@ def baseline_from_results(
         tool_version=__version__,
         num_runs=results.num_runs,
     )
-    return Baseline(provenance=provenance, suites=suites)
+    return Baseline(provenance=provenance, suites=suites, judges=_judges(results, previous, suites))
+
+
+def _judges(results: Results, previous: Baseline | None, suites: dict[str, dict[str, dict[str, BaselineCase]]]) -> dict[str, JudgeFingerprint]:
+    """The fingerprints the baseline's metrics name: the accepted results', and the previous
+    baseline's for the metrics kept from it."""
+    known = dict(previous.judges) if previous else {}
+    known.update({judge_id(m.judge): m.judge for c in results.cases for m in c.metrics.values() if m.judge})
+    named = {m.judge for sets in suites.values() for cases in sets.values() for case in cases.values() for m in case.metrics.values() if m.judge}
+    return {key: known[key] for key in sorted(named) if key in known}
+
+
+def referenced_outputs(baseline: Baseline) -> set[str]:
+    """Every digest of recorded runs the baseline points to (the outputs file keeps those)."""
+    found = set()
+    for sets in baseline.suites.values():
+        for cases in sets.values():
+            for case in cases.values():
+                found |= {d for d in [case.outputs, *(m.outputs for m in case.metrics.values())] if d}
+    return found

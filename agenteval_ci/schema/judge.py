@@ -24,6 +24,7 @@ class JudgeFingerprint(StrictModel):
     config: Optional[dict[str, Any]] = None  # judge_model_config: temperature and the like, as given
 
     def label(self) -> str:
-        """One line for a person: `openai/gpt-4o (gpt-4o-2024-08-06)`."""
-        shown = self.model if self.provider is None or self.model.startswith(f"{self.provider}/") else f"{self.provider}:{self.model}"
+        """One line for a person: `openai/gpt-4o (gpt-4o-2024-08-06)`, `gpt-4o via openai`."""
+        named = self.provider in (None, "gemini") or self.model.startswith(f"{self.provider}/")
+        shown = self.model if named else f"{self.model} via {self.provider}"
         return f"{shown} ({', '.join(self.versions)})" if self.versions else shown

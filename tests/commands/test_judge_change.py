@@ -1,0 +1,140 @@
+"""A changed judge is not an agent regression (issue 27), through `agenteval run`/`accept`/`compare`
+with the fake Gemini and the fake OpenAI server behind the production providers.
+
+The baseline is judged by Gemini; the PR switches the judge to `openai/gpt-4o`, a stricter judge
+(it calls even lights invalid where Gemini called lights divisible by 3 invalid). An unchanged
+agent then passes, the comment naming the judge change and how much of the delta it explains; a
+broken agent still fails; a baseline without recorded outputs reports judged deltas ungated.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from agenteval_ci.cli import main
+from tests.fakes.gemini import FakeGemini
+from tests.fakes.openai import ChatRequest, FakeOpenAI, text_reply
+from tests.judge.judged_project import AGENT, good_reply, verdicts, write_project
+from tests.judge.test_openai_judge import JUDGE_VARIABLES
+
+BROKEN_AGENT = AGENT.replace('"Light {light} is off."', '"Done."').replace('{"light": light}', '{"light": "all"}')
+
+
+def strict_verdicts(request: ChatRequest) -> dict:
+    reply = good_reply(request.prompt_text)
+    if "verdict" in reply:  # final_response_match_v2: stricter than Gemini's
+        light = int(request.prompt_text.split("Turn off light ")[1].split()[0])
+        reply["verdict"] = "invalid" if light % 2 == 0 else "valid"
+    return text_reply(json.dumps(reply), model="gpt-4o-2024-08-06", prompt_tokens=100, output_tokens=20)
+
+
+def _env(monkeypatch: pytest.MonkeyPatch, env: dict[str, str]) -> None:
+    for name in JUDGE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+
+
+def _use_judge(config: Path, model: str | None) -> None:
+    """Edit the eval config's judge_model, as a PR that changes only the judge does."""
+    test_config = config.parent / "evals" / "test_config.json"
+    data = json.loads(test_config.read_text())
+    for criterion in data["criteria"].values():
+        if isinstance(criterion, dict):
+            options = criterion.setdefault("judge_model_options", {})
+            if model:
+                options["judge_model"] = model
+            else:
+                options.pop("judge_model", None)
+    test_config.write_text(json.dumps(data))
+
+
+@pytest.fixture
+def accepted(tmp_path, monkeypatch):
+    """A project whose baseline was judged by Gemini and accepted (with its recorded outputs)."""
+    config = write_project(tmp_path)
+    with FakeGemini(responder=verdicts) as gemini:
+        _env(monkeypatch, gemini.env())
+        assert main(["run", "--config", str(config), "-q"]) == 1  # light 0 and 3: invalid (first run: thresholds)
+        assert main(["accept", "--config", str(config), "--allow-failed"]) == 0
+    return config
+
+
+def _pr_run(config: Path, monkeypatch, fake: FakeOpenAI, agent: str = AGENT) -> tuple[int, dict, str]:
+    if agent != AGENT:  # a module of another name: this process imported agent.py already
+        (config.parent / "changed_agent.py").write_text(agent)
+        config.write_text(config.read_text().replace("agent.py:agent", "changed_agent.py:agent"))
+    _use_judge(config, "openai/gpt-4o")
+    _env(monkeypatch, fake.env())
+    comment = config.parent / "comment.md"
+    code = main(["run", "--config", str(config), "-q", "--md", str(comment)])
+    return code, json.loads((config.parent / ".agenteval" / "results.json").read_text()), comment.read_text()
+
+
+def test_accept_keeps_the_judge_and_the_recorded_outputs(accepted):
+    baseline = json.loads((accepted.parent / ".agenteval" / "baseline.json").read_text())
+    judges = baseline["judges"]  # one per judged metric: each has its own prompts and sampling
+    assert len(judges) == 3 and {(j["provider"], j["model"], tuple(j["versions"])) for j in judges.values()} == {
+        ("gemini", "gemini-2.5-flash", ("fake-gemini",))}
+    case = baseline["suites"]["default"]["lights"]["case1"]
+    assert judges[case["metrics"]["final_response_match_v2"]["judge"]]["num_samples"] == 3
+    assert "judge" not in case["metrics"]["tool_trajectory_avg_score"]  # not judged
+    with gzip.open(accepted.parent / ".agenteval" / "baseline.outputs.jsonl.gz", "rt") as stream:
+        header, *records = [json.loads(line) for line in stream]
+    assert header == {"kind": "agenteval-baseline-outputs", "schema_version": 1}
+    assert {r["digest"] for r in records} == {c["outputs"] for c in baseline["suites"]["default"]["lights"].values()}
+    assert records[1]["runs"][0]["invocations"][0]["final_response"]["parts"][0]["text"] == "Light 1 is off."
+
+
+def test_a_pr_that_changes_only_the_judge_passes_and_says_so(accepted, monkeypatch):
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        code, results, comment = _pr_run(accepted, monkeypatch, fake)
+    assert code == 0, comment
+    rejudged = results["rejudged"]
+    assert {r["metric"] for r in rejudged} == {"final_response_match_v2", "rubric_based_final_response_quality_v1", "hallucinations_v1"}
+    assert len(rejudged) == 18  # 6 cases x 3 judged metrics, on the baseline's recorded outputs
+    assert "The judge changed since the baseline" in comment
+    note = next(line for line in comment.splitlines() if "`final_response_match_v2`: judge" in line)
+    assert "gemini-2.5-flash (fake-gemini) → openai/gpt-4o (gpt-4o-2024-08-06)" in note
+    # Gemini: 4 of 6 valid (0 and 3 invalid); the strict judge: 3 of 6 (0, 2, 4 invalid). The judge alone explains it all.
+    assert "0.667 → 0.500 (-0.167)" in note and "the apparent Δ -0.167, -0.167 is the judge's and +0.000 the agent's" in note
+    assert "not gated" not in comment
+    assert any("(re-judging the baseline)" in name for name in results["stats"]["judge_by_metric"])
+
+
+def test_re_judging_again_costs_no_judge_call(accepted, monkeypatch):
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        _pr_run(accepted, monkeypatch, fake)
+        calls = len(fake.requests)
+        code, results, _ = _pr_run(accepted, monkeypatch, fake)
+    assert code == 0 and len(fake.requests) == calls  # the cache answers both the run and the re-judging
+    assert results["stats"]["judge_calls"] == 0
+
+
+def test_a_pr_that_changes_the_judge_and_breaks_the_agent_fails_on_the_agent(accepted, monkeypatch):
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        code, results, comment = _pr_run(accepted, monkeypatch, fake, agent=BROKEN_AGENT)
+    assert code == 1
+    assert "tool_trajectory_avg_score: regressed" in comment
+    assert "The judge changed since the baseline" in comment
+
+
+def test_a_baseline_without_recorded_outputs_reports_judged_deltas_ungated_and_accept_records_the_new_judge(accepted, monkeypatch, capsys):
+    (accepted.parent / ".agenteval" / "baseline.outputs.jsonl.gz").unlink()
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        code, results, comment = _pr_run(accepted, monkeypatch, fake)
+        assert not results.get("rejudged")
+        # cases 0, 2 and 4 fail final_response_match_v2 by the strict judge's verdict: thresholds still apply
+        assert code == 1 and "3 case(s) below" not in comment and "could not be re-judged" in comment and "not gated" in comment
+        assert "> [!WARNING]\n> **The judge changed since the baseline.**" in comment
+        assert "newly" not in comment.split("The judge changed")[0]  # no case is called a regression of the agent
+        capsys.readouterr()
+        assert main(["accept", "--config", str(accepted), "--allow-failed"]) == 0
+        baseline = json.loads((accepted.parent / ".agenteval" / "baseline.json").read_text())
+        assert {j["model"] for j in baseline["judges"].values()} == {"openai/gpt-4o"}
+        assert main(["compare", "--config", str(accepted)]) == 0
+    assert "judge changed" not in capsys.readouterr().out
