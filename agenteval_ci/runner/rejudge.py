@@ -20,7 +20,7 @@ from ..core.results import total_usage, with_judge_usage
 from ..core.scoring import CaseToScore, score_all
 from ..errors import InputError
 from ..files.baseline_outputs import outputs_path, read_outputs
-from ..judge import make_judge
+from ..judge import Judge, make_judge
 from ..schema import CaseResult, JudgeUsage, MetricResult, Results
 from ..schema.baseline import Baseline
 from ..schema.results import RejudgedBaseline
@@ -105,3 +105,19 @@ def metrics_by_eval_set(pairs: list[tuple[str, str, list[ConfiguredMetric]]]) ->
     """The criteria of each (suite, eval set id), as a run resolved them."""
     table = {(suite, eval_set_id): metrics for suite, eval_set_id, metrics in pairs}
     return lambda case: table.get((case.suite, case.eval_set_id), [])
+
+
+def rescore(cases: list[CaseResult], metrics_of: MetricsOf, judge: Judge | None) -> tuple[list[CaseResult], list[str]]:
+    """Stored cases scored again with the criteria `metrics_of` gives, running no agent; the
+    cases no criteria cover are left out, each named in the second list."""
+    from .suites import agent_metrics
+
+    items, skipped = [], []
+    for case in cases:
+        metrics = metrics_of(case)
+        if not metrics:
+            skipped.append(case.key)
+            continue
+        items.append(CaseToScore(case.eval_case, case.runs, metrics, case.eval_set_id, case.eval_set_file, case.suite))
+    scored = score_all(items, judge)
+    return [c.model_copy(update={"metrics": {**c.metrics, **agent_metrics(c.runs)}}) for c in scored], skipped

@@ -138,3 +138,48 @@ def test_a_baseline_without_recorded_outputs_reports_judged_deltas_ungated_and_a
         assert {j["model"] for j in baseline["judges"].values()} == {"openai/gpt-4o"}
         assert main(["compare", "--config", str(accepted)]) == 0
     assert "judge changed" not in capsys.readouterr().out
+
+
+RAISING_AGENT = 'def agent(text, session):\n    raise RuntimeError("rejudge must not run the agent")\n'
+
+
+def test_rejudge_of_the_stored_baseline_runs_no_agent_and_needs_no_judge_call(accepted, monkeypatch, capsys):
+    (accepted.parent / "agent.py").write_text(RAISING_AGENT)  # would fail every run if it were called
+    with FakeGemini(responder=verdicts) as gemini:
+        _env(monkeypatch, gemini.env())
+        code = main(["rejudge", str(accepted.parent / ".agenteval" / "baseline.json"), "--config", str(accepted)])
+    assert code == 0 and gemini.requests == []  # the same criteria and judge: every verdict from the cache
+    results = json.loads((accepted.parent / ".agenteval" / "rejudged.json").read_text())
+    assert len(results["cases"]) == 6 and results["stats"]["agent_turns"] == 0 and results["stats"]["judge_cache_hits"] > 0
+    assert all(not run.get("error") for case in results["cases"] for run in case["runs"])
+    assert "0 agent calls" in capsys.readouterr().err
+
+
+def test_rejudge_tries_another_judge_on_stored_results(accepted, monkeypatch, capsys):
+    results_file = str(accepted.parent / ".agenteval" / "results.json")
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        _env(monkeypatch, fake.env())
+        code = main(["rejudge", results_file, "--config", str(accepted), "--judge-model", "openai/gpt-4o", "--md", str(accepted.parent / "c.md")])
+    out = capsys.readouterr().out
+    assert code == 0, out  # the stricter judge's verdicts, compared like with like: no regression
+    assert "judge changed since the baseline" in out and "gemini-2.5-flash (fake-gemini) → openai/gpt-4o" in out
+    rejudged = json.loads((accepted.parent / ".agenteval" / "rejudged.json").read_text())
+    assert rejudged["cases"][2]["metrics"]["final_response_match_v2"]["status"] == "FAILED"  # light 2: invalid to the strict judge
+
+
+def test_judge_agreement_on_a_recorded_set(accepted, monkeypatch, capsys, tmp_path):
+    with FakeGemini(responder=verdicts) as gemini, FakeOpenAI(responder=strict_verdicts) as fake:
+        _env(monkeypatch, {**gemini.env(), **fake.env()})
+        code = main(["judge-agreement", str(accepted.parent / ".agenteval" / "baseline.json"), "--config", str(accepted),
+                     "--judge", "openai/gpt-4o", "--html", str(tmp_path / "agreement.html"), "--json", str(tmp_path / "a.json")])
+    out = capsys.readouterr().out
+    assert code == 0 and gemini.requests == []  # the configured judge's verdicts came from the cache
+    row = next(line for line in out.splitlines() if line.startswith("final_response_match_v2"))
+    # Gemini: 0 and 3 invalid; the strict judge: 0, 2 and 4. They agree on 0, 1 and 5: 50%, and kappa 0.
+    assert row.split()[2:8] == ["6", "50%", "0.00", "67%", "50%", "3"]
+    assert "default/lights/case2 run 1 turn 1: 1st yes, 2nd no" in out
+    report = json.loads((tmp_path / "a.json").read_text())
+    rubric_rows = [r for r in report["rows"] if r["metric"] == "rubric_based_final_response_quality_v1"]
+    assert {r["rubric"] for r in rubric_rows} == {"confirms", "concise"} and all(r["agreement"] == 1.0 for r in rubric_rows)
+    html = (tmp_path / "agreement.html").read_text()
+    assert '<table id="agreement">' in html and "case2" in html
