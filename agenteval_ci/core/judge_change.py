@@ -18,6 +18,7 @@ from ..schema import CaseResult, MetricResult, Results
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.judge import JudgeFingerprint
 from .judge_fingerprint import differences, judge_id
+from .metrics.registry import REGISTRY
 
 
 @dataclass(frozen=True)
@@ -64,11 +65,25 @@ class _Changed:
 
 def changed_judge(baseline: Baseline, old: BaselineCase, case: CaseResult, name: str) -> JudgeFingerprint | None:
     """The baseline's judge of `name` on this case when this run's differs from it (None: the
-    same judge, an unknown one, or a case whose test changed: the gate calls that incomparable)."""
-    before, after = baseline.judge_of(old, name), case.metrics[name].judge
-    if before is None or after is None or old.fingerprint != case.fingerprint or name not in old.metrics:
+    same judge, or a case whose test changed: the gate calls that incomparable)."""
+    after = case.metrics[name].judge
+    if after is None or old.fingerprint != case.fingerprint or name not in old.metrics:
         return None
-    return before if differences(before, after) else None
+    before = baseline.judge_of(old, name) or _legacy_judge(name, after)
+    return before if before is not None and differences(before, after) else None
+
+
+def _legacy_judge(name: str, after: JudgeFingerprint) -> JudgeFingerprint | None:
+    """The judge of a baseline written before fingerprints were kept. Its config fingerprint then
+    covered the judge options, and it still matches only if they were the defaults (a criterion
+    hashed today has its options set to them): so that is the judge it had. Its prompts and the
+    versions that answered are unknown, and taken to be this run's."""
+    spec = REGISTRY.get(name)
+    field = spec.criterion_type.model_fields.get("judge_model_options") if spec else None
+    if field is None or field.default_factory is None:
+        return None
+    options = field.default_factory()  # type: ignore[call-arg]
+    return JudgeFingerprint(model=options.judge_model, prompt=after.prompt, num_samples=options.num_samples, config=options.judge_model_config)
 
 
 def _same_request(a: JudgeFingerprint, b: JudgeFingerprint) -> bool:

@@ -102,7 +102,7 @@ def judge_id(judge: JudgeFingerprint) -> str:
 def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
     """What differs between two judges, in words; empty when they are the same judge."""
     found = []
-    if old.provider and new.provider and old.provider != new.provider:
+    if old.provider and new.provider and old.provider != new.provider:  # unknown (None) on either side: not a difference
         found.append(f"provider {old.provider} → {new.provider}")
     if old.model != new.model:
         found.append(f"model {old.model} → {new.model}")

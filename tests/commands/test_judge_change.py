@@ -104,6 +104,12 @@ def test_a_pr_that_changes_only_the_judge_passes_and_says_so(accepted, monkeypat
     assert "0.667 → 0.500 (-0.167)" in note and "the apparent Δ -0.167, -0.167 is the judge's and +0.000 the agent's" in note
     assert "not gated" not in comment
     assert any("(re-judging the baseline)" in name for name in results["stats"]["judge_by_metric"])
+    # compare reads the re-judged scores from the results file: no judge needed; the comparison JSON says it all
+    out = accepted.parent / "comparison.json"
+    assert main(["compare", "--config", str(accepted), "--json", str(out)]) == 0
+    [match] = [c for c in json.loads(out.read_text())["judge_changes"] if c["metric"] == "final_response_match_v2"]
+    assert (match["before"]["provider"], match["after"]["model"], len(match["rejudged"]), match["not_rejudged"]) == ("gemini", "openai/gpt-4o", 6, [])
+    assert (match["baseline_mean"], match["rejudged_mean"], match["candidate_mean"]) == pytest.approx((4 / 6, 0.5, 0.5))
 
 
 def test_re_judging_again_costs_no_judge_call(accepted, monkeypatch):
@@ -183,3 +189,27 @@ def test_judge_agreement_on_a_recorded_set(accepted, monkeypatch, capsys, tmp_pa
     assert {r["rubric"] for r in rubric_rows} == {"confirms", "concise"} and all(r["agreement"] == 1.0 for r in rubric_rows)
     html = (tmp_path / "agreement.html").read_text()
     assert '<table id="agreement">' in html and "case2" in html
+
+
+def test_a_baseline_from_before_fingerprints_is_taken_as_judged_by_the_default_judge(accepted, monkeypatch):
+    """Written by an older release: no judges, no outputs. Its config fingerprints match only
+    because the judge options were the defaults, so a PR to another judge is a judge change."""
+    path = accepted.parent / ".agenteval" / "baseline.json"
+    data = json.loads(path.read_text())
+    del data["judges"]
+    for case in data["suites"]["default"]["lights"].values():
+        del case["outputs"]
+        for metric in case["metrics"].values():
+            metric.pop("judge", None)
+    path.write_text(json.dumps(data))
+    _use_judge(accepted, None)  # the test config names num_samples 3: not the defaults, so compare the default judge
+    test_config = accepted.parent / "evals" / "test_config.json"
+    config = json.loads(test_config.read_text())
+    for criterion in config["criteria"].values():
+        if isinstance(criterion, dict):
+            criterion.pop("judge_model_options", None)
+    test_config.write_text(json.dumps(config))
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        _, _, comment = _pr_run(accepted, monkeypatch, fake)
+    assert "`final_response_match_v2`: judge gemini-2.5-flash → openai/gpt-4o (gpt-4o-2024-08-06)" in comment
+    assert "could not be re-judged" in comment
