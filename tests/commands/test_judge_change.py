@@ -213,3 +213,16 @@ def test_a_baseline_from_before_fingerprints_is_taken_as_judged_by_the_default_j
         _, _, comment = _pr_run(accepted, monkeypatch, fake)
     assert "`final_response_match_v2`: judge gemini-2.5-flash → openai/gpt-4o (gpt-4o-2024-08-06)" in comment
     assert "could not be re-judged" in comment
+
+
+def test_shards_keep_their_re_judged_baseline_through_merge(accepted, monkeypatch):
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        _use_judge(accepted, "openai/gpt-4o")
+        _env(monkeypatch, fake.env())
+        shards = [str(accepted.parent / f"shard{i}.json") for i in (1, 2)]
+        for i, out in enumerate(shards, start=1):
+            main(["run", "--config", str(accepted), "-q", "--no-gate", "--shard", f"{i}/2", "--json", out])
+    merged = accepted.parent / "merged.json"
+    assert main(["merge", *shards, "--json", str(merged)]) == 0
+    assert len(json.loads(merged.read_text())["rejudged"]) == 18
+    assert main(["compare", str(merged), "--config", str(accepted)]) == 0
