@@ -9,7 +9,7 @@ asked for are parsed, the rest are skipped by their first bytes.
 from __future__ import annotations
 
 import gzip
-import itertools
+import io
 import json
 import zlib
 from collections.abc import Iterable, Iterator
@@ -42,17 +42,28 @@ def write_outputs(path: str | Path, records: Iterable[RecordedCase]) -> int:
 
     def write(handle: BinaryIO) -> None:
         nonlocal count
-        seen: set[str] = set()
-        with gzip.GzipFile(fileobj=handle, mode="wb", mtime=0, filename="") as out:
-            out.write(OutputsHeader().model_dump_json().encode() + b"\n")
-            for record in records:
-                if record.digest not in seen:
-                    seen.add(record.digest)
-                    out.write(record.__pydantic_serializer__.to_json(record, exclude_none=True) + b"\n")
-        count = len(seen)
+        count = _write_records(handle, records)
 
     write_atomic_with(path, write)
     return count
+
+
+def outputs_bytes(records: Iterable[RecordedCase]) -> tuple[bytes, int]:
+    """The file's bytes, held in memory (the action commits them through the API), and how many records."""
+    buffer = io.BytesIO()
+    count = _write_records(buffer, records)
+    return buffer.getvalue(), count
+
+
+def _write_records(handle: BinaryIO, records: Iterable[RecordedCase]) -> int:
+    seen: set[str] = set()
+    with gzip.GzipFile(fileobj=handle, mode="wb", mtime=0, filename="") as out:
+        out.write(OutputsHeader().model_dump_json().encode() + b"\n")
+        for record in records:
+            if record.digest not in seen:
+                seen.add(record.digest)
+                out.write(record.__pydantic_serializer__.to_json(record, exclude_none=True) + b"\n")
+    return len(seen)
 
 
 def save_outputs(baseline_path: str | Path, wanted: set[str], results: Results) -> int:
@@ -61,38 +72,42 @@ def save_outputs(baseline_path: str | Path, wanted: set[str], results: Results) 
     partial accept keeps the cases and metrics it did not change). Written before the baseline:
     a failure leaves both as they were, and extra records are harmless."""
     path = outputs_path(baseline_path)
+    return write_outputs(path, accepted_records(wanted, results, path))
+
+
+def accepted_records(wanted: set[str], results: Results, previous: Path | bytes | None, name: str = "") -> Iterator[RecordedCase]:
+    """The records of an accepted baseline's outputs file: those of the `wanted` digests from
+    the results, then the rest carried over from the `previous` file (a path, or its bytes)."""
     fresh = [record for record in map(recorded_case, results.cases) if record.digest in wanted]
-    carried = kept_records(path, wanted - {record.digest for record in fresh})
-    return write_outputs(path, itertools.chain(fresh, carried))
+    yield from fresh
+    if previous is not None:
+        yield from kept_records(previous, wanted - {record.digest for record in fresh}, name)
 
 
 def read_outputs(path: str | Path, wanted: set[str]) -> dict[str, RecordedCase]:
     """The records of the `wanted` digests found in the file ({} when there is no file).
     InputError, naming the file and the line, when it cannot be read."""
     found: dict[str, RecordedCase] = {}
-    for digest, line, number in _lines(Path(path)):
+    name = Path(path).as_posix()
+    for digest, line, number in _lines(Path(path), name):
         if digest in wanted and digest not in found:
-            found[digest] = _parse(Path(path).as_posix(), line, number)
+            found[digest] = _parse(name, line, number)
     return found
 
 
-def all_digests(path: str | Path) -> set[str]:
-    return {digest for digest, _, _ in _lines(Path(path))}
-
-
-def kept_records(path: str | Path, wanted: set[str]) -> Iterator[RecordedCase]:
-    """The file's records of `wanted`, one at a time (an accept carrying them over)."""
-    for digest, line, number in _lines(Path(path)):
+def kept_records(source: Path | bytes, wanted: set[str], name: str = "") -> Iterator[RecordedCase]:
+    """The records of `wanted` in a file (or its bytes), one at a time (an accept carrying them over)."""
+    name = name or (source.as_posix() if isinstance(source, Path) else "<recorded outputs>")
+    for digest, line, number in _lines(source, name):
         if digest in wanted:
-            yield _parse(Path(path).as_posix(), line, number)
+            yield _parse(name, line, number)
 
 
-def _lines(path: Path) -> Iterator[tuple[str, bytes, int]]:
-    if not path.is_file():
+def _lines(source: Path | bytes, name: str) -> Iterator[tuple[str, bytes, int]]:
+    if isinstance(source, Path) and not source.is_file():
         return
-    name = path.as_posix()
     try:
-        with gzip.open(path, "rb") as stream:
+        with gzip.open(source if isinstance(source, Path) else io.BytesIO(source), "rb") as stream:
             header = stream.readline(MAX_LINE_BYTES)
             _check_header(name, header)
             for number, line in enumerate(iter(lambda: stream.readline(MAX_LINE_BYTES + 1), b""), start=2):
