@@ -9,6 +9,7 @@ blocked by a safety filter, empty.
 
 from __future__ import annotations
 
+import asyncio
 import warnings
 from dataclasses import replace
 from typing import Any, Optional, Union
@@ -44,7 +45,10 @@ def build_client(route: Route, access: JudgeAccess, timeout_seconds: float) -> U
     agenteval.yaml's with `protocol: gemini` brings its own base URL."""
     if route.base_url:
         access = replace(access, base_url=route.base_url)
-    options = genai_types.HttpOptions(base_url=access.base_url, timeout=int(timeout_seconds * 1000))
+    # One attempt: retries are the Judge's. Saying so explicitly also stops google-genai's hidden
+    # retry of a dropped connection under aiohttp (after sleeping 1-10 s) when no retry options are set.
+    options = genai_types.HttpOptions(base_url=access.base_url, timeout=int(timeout_seconds * 1000),
+                                      retry_options=genai_types.HttpRetryOptions(attempts=1))
     if not access.vertexai:
         options.base_url = access.base_url or GEMINI_API_URL
         return genai.Client(vertexai=False, api_key=access.api_key, http_options=options)
@@ -103,12 +107,16 @@ async def generate(
         return CallFailed(f"judge credentials could not be fetched ({type(error).__name__}: {error})", retryable=True)
     except auth_errors.GoogleAuthError as error:
         return _credentials_failed(error)
+    except asyncio.TimeoutError:
+        raise  # the Judge words a timeout the same for every provider and transport
     except (OSError, ConnectionError) as error:
         return CallFailed(f"connection failed: {error}", retryable=True)
     except ValueError as error:  # a body cut off or garbled in transit (JSON, or a shape genai cannot read)
         return CallFailed(f"unreadable response body ({type(error).__name__}: {error})", retryable=True)
-    except Exception as error:  # noqa: BLE001 - httpx transport errors, anything else genai raises
-        if type(error).__module__.startswith(("httpx", "httpcore")):
+    except Exception as error:  # noqa: BLE001 - transport errors, anything else genai raises
+        # google-genai sends async requests through aiohttp when it is installed (google-adk's
+        # extensions and LiteLLM bring it), else through httpx: either's errors are transport errors.
+        if type(error).__module__.startswith(("httpx", "httpcore", "aiohttp")):
             return CallFailed(f"transport error {type(error).__name__}: {error}", retryable=True)
         return CallFailed(f"the judge call raised {type(error).__name__}: {error}")
     ordered = sorted(response.candidates or [], key=lambda candidate: candidate.index or 0)

@@ -14,13 +14,14 @@ found by LiteLLM as under `adk eval`. In the action, the workflow's `install` ma
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Union
 
 from ..access import JudgeAccess
 from ..outcomes import BadReply, CallFailed, CallOutcome, Generated
 from ..routes import Route
-from .openai import MAPPED, PASSED, REASONS, RETRYABLE
+from .openai import MAPPED, PASSED, REASONS, RETRYABLE, retry_after_of
 
 MAX_CANDIDATES = 1  # `n` is OpenAI's; most of LiteLLM's other providers refuse it
 MISSING = "the judge model {model!r} needs LiteLLM, an optional extra: pip install 'agenteval-ci[litellm]' (in the action: add litellm to `install`)"
@@ -53,10 +54,14 @@ def arguments_for(route: Route, env: Mapping[str, str]) -> dict[str, str]:
 
 
 def build_client(route: Route, access: JudgeAccess, timeout_seconds: float) -> Union[Client, CallFailed]:
+    # LiteLLM fetches its price table from the network when imported: the copy it ships will do
+    # (our costs come from judge/costs.py), and a judge talks to its endpoint only.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     try:
-        module = importlib.import_module("litellm")
+        module: Any = importlib.import_module("litellm")
     except ImportError:
         return CallFailed(MISSING.format(model=route.model), credentials=True)  # every later call would fail too
+    module.suppress_debug_info = True  # its banners on stdout would break `--json -`
     return Client(module, timeout_seconds, arguments_for(route, access.env))
 
 
@@ -93,9 +98,15 @@ def _failure(error: Exception) -> CallFailed:
     if name == "ContentPolicyViolationError":
         return CallFailed(f"the judge's prompt was blocked (content policy): {text}", status=status)
     if name in ("APIConnectionError", "Timeout", "ServiceUnavailableError", "InternalServerError", "RateLimitError"):
-        return CallFailed(text, status=status, retryable=True)
+        return CallFailed(text, status=status, retry_after=_retry_after(error), retryable=True)
     retryable = status is not None and (status in RETRYABLE or status >= 500)
-    return CallFailed(text, status=status, retryable=retryable)
+    return CallFailed(text, status=status, retry_after=_retry_after(error) if retryable else None, retryable=retryable)
+
+
+def _retry_after(error: Exception) -> Optional[float]:
+    """The Retry-After of the answer LiteLLM's error came from (it keeps the headers)."""
+    headers = getattr(error, "litellm_response_headers", None) or getattr(getattr(error, "response", None), "headers", None)
+    return retry_after_of(headers) if headers is not None and hasattr(headers, "get") else None
 
 
 def _generated(response: Any) -> Generated:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Optional, Union
+from typing import Any, Mapping, Optional, Union
 
 import httpx
 
@@ -129,9 +129,10 @@ def _error_of(response: httpx.Response) -> tuple[str, str]:
     return str(error or data)[:300], ""
 
 
-def _retry_after(response: httpx.Response) -> Optional[float]:
+def retry_after_of(headers: Mapping[str, str]) -> Optional[float]:
+    """Seconds the server asks us to wait (OpenAI's retry-after-ms, or Retry-After in seconds)."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = response.headers.get(name)
+        value = headers.get(name)
         try:
             if value is not None:
                 return float(value) * scale
@@ -151,7 +152,7 @@ def _http_failure(response: httpx.Response) -> CallFailed:
     if code == "content_filter":
         return CallFailed(f"the judge's prompt was blocked (content filter): {text}", status=status)
     retryable = status in RETRYABLE or status >= 500
-    return CallFailed(text, status=status, retry_after=_retry_after(response) if retryable else None, retryable=retryable)
+    return CallFailed(text, status=status, retry_after=retry_after_of(response.headers) if retryable else None, retryable=retryable)
 
 
 def _generated(data: dict[str, Any]) -> Generated:
