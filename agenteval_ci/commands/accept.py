@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import baseline_from_results, load_baseline, referenced_outputs, refuse_unsound, write_baseline
+from ..core.baseline import baseline_from_results, load_baseline, referenced_outputs, refuse_unsound, thin_history_note, write_baseline
 from ..errors import EXIT_PASSED
 from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
@@ -37,4 +37,7 @@ def accept(settings: AcceptSettings) -> Done:
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
     print(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "
           f"their recorded outputs, for re-judging, in {outputs_path(path).name}: {recorded} case(s))")
+    note = thin_history_note(baseline)
+    if note:
+        print(note)
     return Done(EXIT_PASSED)

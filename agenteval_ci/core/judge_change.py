@@ -118,13 +118,16 @@ def _changes(results: Results, baseline: Baseline) -> list[_Changed]:
 
 
 def _standing_in(old: BaselineMetric, rejudged: MetricResult, judge: str) -> BaselineMetric:
-    """The baseline entry as the new judge scores the same recorded runs."""
+    """The baseline entry as the new judge scores the same recorded runs. Its history is those
+    runs alone: the older accepts were judged by the old judge, and only the last one's outputs
+    are kept, so the new judge's view of the case rests on them (a shorter history, which the
+    gate treats more strictly)."""
     from .baseline import baseline_metric  # the baseline's own rule for what a metric keeps
 
-    fresh = baseline_metric(rejudged)
+    fresh = baseline_metric(rejudged, len(rejudged.runs))  # the recorded runs are the planned ones
     return old.model_copy(update={
         "score": fresh.score, "runs": fresh.runs, "run_statuses": fresh.run_statuses, "status": fresh.status,
-        "rubrics": fresh.rubrics, "passes": fresh.passes, "fails": fresh.fails, "judge": judge,
+        "rubrics": fresh.rubrics, "history": fresh.history, "judge": judge,
     })
 
 

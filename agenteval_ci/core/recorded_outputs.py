@@ -8,9 +8,17 @@ from ..schema import CaseResult, RunRecord
 from ..schema.recorded_outputs import RecordedCase
 
 
+def planned_runs(case: CaseResult) -> int:
+    """How many of the case's runs were planned before any outcome was seen (all, unless a
+    num_runs: auto round chose more)."""
+    return len(case.runs) if case.planned_runs is None else min(case.planned_runs, len(case.runs))
+
+
 def recorded_runs(case: CaseResult) -> list[RunRecord]:
-    """The runs the case's scores came from, with what a judge reads of them (no timings)."""
-    return [RunRecord(index=run.index, invocations=run.invocations, error=run.error, unreported=run.unreported) for run in case.runs]
+    """The runs the case's baseline scores come from, its planned runs (core/baseline.py's
+    planned view: re-runs chosen by outcome would bias them), with what a judge reads of them (no timings)."""
+    return [RunRecord(index=run.index, invocations=run.invocations, error=run.error, unreported=run.unreported)
+            for run in case.runs[:planned_runs(case)]]
 
 
 def outputs_digest(case: CaseResult) -> str:

@@ -226,3 +226,25 @@ def test_shards_keep_their_re_judged_baseline_through_merge(accepted, monkeypatc
     assert main(["merge", *shards, "--json", str(merged)]) == 0
     assert len(json.loads(merged.read_text())["rejudged"]) == 18
     assert main(["compare", str(merged), "--config", str(accepted)]) == 0
+
+
+def test_the_recorded_outputs_are_the_planned_runs_and_a_re_judged_history_is_those_runs(accepted, monkeypatch):
+    """The baseline's scores come from a case's planned runs (re-runs chosen by outcome would bias
+    them), so its recorded outputs are those runs; re-judged, they are the case's whole history."""
+    from agenteval_ci.core.baseline import load_baseline
+    from agenteval_ci.core.judge_change import judged_alike
+    from agenteval_ci.core.recorded_outputs import outputs_digest, recorded_runs
+    from agenteval_ci.files.results import read_results
+
+    case = read_results(accepted.parent / ".agenteval" / "results.json").cases[1]
+    rerun = case.runs[0].model_copy(update={"index": 1})
+    with_rerun = case.model_copy(update={"runs": [*case.runs, rerun], "planned_runs": 1})
+    assert len(recorded_runs(with_rerun)) == 1 and outputs_digest(with_rerun) == outputs_digest(case)
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        _pr_run(accepted, monkeypatch, fake)
+    baseline = load_baseline(accepted.parent / ".agenteval" / "baseline.json")
+    adjusted, _ = judged_alike(read_results(accepted.parent / ".agenteval" / "results.json"), baseline)
+    before = baseline.case("default", "lights", "case2").metrics["final_response_match_v2"]
+    after = adjusted.case("default", "lights", "case2").metrics["final_response_match_v2"]
+    assert (before.history, after.history) == ("P", "F")  # Gemini called light 2 valid; the strict judge, invalid
+    assert after.judge != before.judge and after.status.value == "FAILED"
