@@ -66,8 +66,9 @@ def test_init_then_run_then_a_regression(project):
         init = _agenteval(["init"], project, env)
         assert init.returncode == 0, init.stdout + init.stderr
         assert "found: 1 ADK agent(s) (garden_shop), 2 eval file(s), 1 eval config(s); install: pip install -r requirements.txt" in init.stdout
-        assert "accepted all cases into .agenteval/baseline.json (3 case(s) in the baseline)" in init.stdout
-        assert 'git add agenteval.yaml .gitignore .github/workflows/agenteval.yml .github/workflows/agenteval-accept.yml .agenteval/baseline.json' in init.stdout
+        assert "accepted all cases into .agenteval/baseline.json (3 case(s) in the baseline; their recorded outputs" in init.stdout
+        assert ('git add agenteval.yaml .gitignore .github/workflows/agenteval.yml .github/workflows/agenteval-accept.yml .agenteval/baseline.json '
+                '.agenteval/baseline.outputs.jsonl.gz') in init.stdout
         assert '"Require status checks to pass" > add the check "agenteval"' in init.stdout
         config = yaml.safe_load((project / "agenteval.yaml").read_text())
         assert config["suites"] == [{"name": "default", "agent": "garden_shop", "eval_sets": ["tests/eval/evalsets/*.evalset.json"],
