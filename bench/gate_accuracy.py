@@ -30,7 +30,6 @@ import math
 import os
 import random
 import re
-import sys
 import tempfile
 import time
 from contextlib import redirect_stderr, redirect_stdout
