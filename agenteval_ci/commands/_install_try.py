@@ -5,8 +5,10 @@ The lines, in the order init prefers them: uv.lock's export, requirements.txt, t
 itself (`pip install -e .`: pyproject.toml, setup.py), then pyproject.toml's dependencies alone
 (the agent is imported from its folder, so the project need not be built). A line is tried in
 a throwaway virtualenv that sees agenteval's packages, as the action's agent environment does
-(docs/action.md), with pip in dry-run mode (PIP_DRY_RUN): pip resolves the requirements and
-runs the project's build backend for its metadata, and installs nothing. A line that fails
+(docs/action.md), whose `pip install` runs with `--dry-run`: pip resolves the requirements and
+runs the project's build backend for its metadata, and installs nothing. The flag is given on the
+command line, not as PIP_DRY_RUN, which pip's own subprocess installing the build backend into its
+isolated build environment would inherit, leaving that environment empty and every build failing. A line that fails
 is followed by the next one; the first that works is the workflows' line.
 """
 
@@ -36,7 +38,15 @@ _OFFLINE = re.compile(r"NewConnectionError|Temporary failure in name resolution|
                       r"|Could not fetch URL|ConnectionError|ReadTimeoutError|timed out", re.I)
 _NOT_FOUND = re.compile(r"(command )?not found|No such file or directory", re.I)
 _TELLING = re.compile(r"^\s*(?:×|ERROR:|error:)\s*(.+)$")
-_UNTELLING = ("subprocess-exited-with-error", "metadata-generation-failed", "See above for output.")
+_UNTELLING = ("subprocess-exited-with-error", "metadata-generation-failed", "See above for output.", "Exception:")
+# The throwaway environment's `pip`: `pip install` resolves only.
+_DRY_PIP = """import sys
+from pip._internal.cli.main import main
+args = sys.argv[1:]
+if args[:1] == ["install"]:
+    args.insert(1, "--dry-run")
+sys.exit(main(args))
+"""
 
 
 @dataclass(frozen=True)
@@ -86,8 +96,8 @@ def install_lines(root: Path) -> list[InstallLine]:
 
 
 def _throwaway_env(folder: Path) -> dict[str, str]:
-    """A virtualenv in `folder` seeing this interpreter's packages (pip among them), with `pip`
-    on PATH installing into it; the variables that make it the active one."""
+    """A virtualenv in `folder` seeing this interpreter's packages (pip among them), with a `pip`
+    on PATH that resolves into it and installs nothing; the variables that make it the active one."""
     venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(folder)
     paths = {"base": str(folder), "platbase": str(folder)}
     site = Path(sysconfig.get_path("purelib", scheme="venv", vars=paths))
@@ -96,16 +106,18 @@ def _throwaway_env(folder: Path) -> dict[str, str]:
     bin_dir = Path(sysconfig.get_path("scripts", scheme="venv", vars=paths))
     for name in ("pip", "pip3"):
         launcher = bin_dir / name
-        launcher.write_text(f"#!{bin_dir / 'python'}\nimport sys\nfrom pip._internal.cli.main import main\nsys.exit(main())\n")
+        launcher.write_text(f"#!{bin_dir / 'python'}\n{_DRY_PIP}")
         launcher.chmod(0o755)
     return {"VIRTUAL_ENV": str(folder), "PATH": str(bin_dir)}
 
 
 def _summary(output: str) -> str:
-    """The lines of pip's output that say what went wrong, else its last ones."""
+    """The lines of pip's output that say what went wrong, else its last ones (after pip's
+    "ERROR: Exception:", a traceback's last line is the reason)."""
     telling = [m[1].strip() for line in output.splitlines() if (m := _TELLING.match(line))]
-    telling = [line for line in dict.fromkeys(telling) if not line.startswith(_UNTELLING)]
-    lines = telling or [line.strip() for line in output.splitlines() if line.strip()][-3:]
+    telling = [line for line in dict.fromkeys(telling) if line and not line.startswith(_UNTELLING)]
+    last = [line.strip() for line in output.splitlines() if line.strip()]
+    lines = telling or last[-1 if "Traceback (most recent call last):" in output else -3:]
     return " / ".join(lines[:3])[:600]
 
 
@@ -143,8 +155,9 @@ def try_line(line: InstallLine, root: Path, environ: Mapping[str, str], timeout:
     with tempfile.TemporaryDirectory(prefix="agenteval-install-try-") as folder:
         active = _throwaway_env(Path(folder) / "venv")
         env = {**environ, **active, "PATH": f"{active['PATH']}{os.pathsep}{environ.get('PATH', os.defpath)}",
-               "PIP_DRY_RUN": "1", "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_PROGRESS_BAR": "off"}
-        env.pop("PYTHONHOME", None)
+               "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_PROGRESS_BAR": "off"}
+        for name in ("PYTHONHOME", "PIP_DRY_RUN"):
+            env.pop(name, None)
         code, output = _run(line.command, root, env, timeout)
     if code == 0:
         return Tried(line, Outcome.WORKS)

@@ -60,6 +60,53 @@ def test_a_line_that_works_installs_nothing(tmp_path):
     assert importlib.util.find_spec("home_helpers") is None
 
 
+# A PEP 517 backend that pip must install into its isolated build environment: it writes the
+# metadata a dry run asks for and refuses to build (a dry run builds nothing).
+LOCAL_BACKEND = """import os
+
+def prepare_metadata_for_build_editable(directory, config_settings=None):
+    info = os.path.join(directory, "built_ok-0.1.dist-info")
+    os.makedirs(info)
+    with open(os.path.join(info, "METADATA"), "w") as file:
+        file.write("Metadata-Version: 2.1\\nName: built-ok\\nVersion: 0.1\\n")
+    return "built_ok-0.1.dist-info"
+
+prepare_metadata_for_build_wheel = prepare_metadata_for_build_editable
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    raise RuntimeError("a dry run builds nothing")
+
+build_wheel = build_editable
+"""
+
+
+def test_a_project_that_builds_in_isolation_works(tmp_path):
+    """pip installs the build backend into an isolated environment of its own before asking it for
+    the metadata: the dry run must not reach that install (it would leave the backend missing)."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    write_wheel(wheels, "local-backend", "1.0", module=LOCAL_BACKEND)
+    project = tmp_path / "built_ok"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[build-system]\nrequires = ["local-backend==1.0"]\n'
+                                            'build-backend = "local_backend"\n\n[project]\nname = "built-ok"\nversion = "0.1"\n')
+    chosen, tried = choose(project, {**OFFLINE, "PIP_FIND_LINKS": str(wheels), "PIP_DRY_RUN": "1"})
+    assert [t.outcome for t in tried] == [Outcome.WORKS], tried
+    assert chosen == InstallLine("pip install -e .", "pyproject.toml")
+    assert sorted(p.name for p in project.iterdir()) == ["pyproject.toml"]
+
+
+def test_a_crash_of_pip_is_told_by_its_last_line(tmp_path):
+    """pip reports a failing backend hook as "ERROR: Exception:" and a traceback: the reason is its last line."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    write_wheel(wheels, "local-backend", "1.0", module="raise ImportError('the backend cannot start')\n")
+    (tmp_path / "pyproject.toml").write_text('[build-system]\nrequires = ["local-backend==1.0"]\nbuild-backend = "local_backend"\n')
+    tried = try_line(install_lines(tmp_path)[0], tmp_path, {**OFFLINE, "PIP_FIND_LINKS": str(wheels)})
+    assert tried.outcome == Outcome.FAILS
+    assert "the backend cannot start" in tried.detail and "Exception:" not in tried.detail, tried.detail
+
+
 @pytest.mark.skipif(shutil.which("uv") is not None, reason="uv is installed here")
 def test_a_tool_the_line_would_install_first_cannot_be_tried(tmp_path):
     (tmp_path / "uv.lock").write_text("")
