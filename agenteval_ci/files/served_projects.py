@@ -173,10 +173,14 @@ def _node(found: _Found) -> ServedProject | None:
     if "@google/adk-devtools" not in deps:
         checks.insert(0, "add @google/adk-devtools to devDependencies: its `adk api_server` serves the API")
     locked = "package-lock.json" in found.files
+    install = "npm ci" if locked else "npm install"
+    if not (found.root / found.folder / "node_modules" / ".bin" / "adk").exists():  # npx would look for a package `adk`
+        checks.append(f"run `{install}` before `agenteval run` on this machine, so that `npx adk` is "
+                      "@google/adk-devtools' (the workflow runs it in CI)")
     return ServedProject("ADK for TypeScript/JavaScript", found.where, "node", f"npx adk api_server {agent} --host 127.0.0.1 --port {port}",
                          f"http://127.0.0.1:{port}", ready_timeout_seconds=120, checks=tuple(checks),
                          manifest=_rel(found.folder, "package.json"), cache="npm" if locked else "",
-                         install="npm ci" if locked else "npm install")
+                         install=install)
 
 
 _BY_MANIFEST = {"pom.xml": _java_maven, "build.gradle": _java_gradle, "build.gradle.kts": _java_gradle, "go.mod": _go,

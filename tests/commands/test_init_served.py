@@ -53,6 +53,7 @@ def test_init_writes_the_remote_agent_a_workflow_with_its_toolchain_and_what_to_
     assert config["suites"] == [{"name": "default", "agent": agent, "eval_sets": ["eval/*.evalset.json"]}]
     assert "check:   ADK for " in out and f"the start command `{agent['start']}` serves ADK's API at {agent['url']}" in out
     assert "secret   GOOGLE_API_KEY" in out
+    assert ("before `agenteval run` on this machine, so that `npx adk` is @google/adk-devtools'" in out) == (served.name == "node")
     assert main(["validate", str(served / "agenteval.yaml")]) == 0, capsys.readouterr().out
     gate = yaml.safe_load((served / ".github" / "workflows" / "agenteval.yml").read_text())
     steps = gate["jobs"]["agenteval"]["steps"]
