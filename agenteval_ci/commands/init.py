@@ -30,6 +30,7 @@ import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agents.logs import LOG_FILE
+from ..core.adaptive import FIRST_BASELINE_RUNS
 from ..core.credentials import ADK_DEFAULT_MODEL, Credentials, Evidence, credentials_for, looks_like_model
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
@@ -451,15 +452,16 @@ def _first_baseline(root: Path, settings: InitSettings) -> bool:
     from .run import RunSettings, run
 
     config = str(root / DEFAULT_PROJECT_FILE)
-    print(f"\nrunning the suites once: agenteval run --config {config}", flush=True)
-    check_arguments([config])  # as `agenteval run --config CONFIG` would
-    first = RunSettings(config=config, output=Output(style=settings.style, quiet=settings.verbosity.quiet),
+    print(f"\nrunning the suites for a first baseline (every case {FIRST_BASELINE_RUNS} times, to tell flaky cases from "
+          f"deterministic ones; docs/baseline.md): agenteval run --config {config} --new-baseline", flush=True)
+    check_arguments([config])  # as `agenteval run --config CONFIG --new-baseline` would
+    first = RunSettings(config=config, new_baseline=True, output=Output(style=settings.style, quiet=settings.verbosity.quiet),
                         progress_bar=settings.progress_bar, environ=settings.environ, verbosity=settings.verbosity)
     try:
         code = run(first).exit_code
         accept(AcceptSettings(config=config, verbosity=settings.verbosity))
     except AgentevalError as exc:  # the agent would not load, a run or a judge lacked a key: say so, then the next steps
-        print(f"\nno baseline written: {exc}\nfix that, then: agenteval run && agenteval accept")
+        print(f"\nno baseline written: {exc}\nfix that, then: agenteval run --new-baseline && agenteval accept")
         return False
     if code != EXIT_PASSED:
         print("some cases are below their thresholds today; the baseline keeps them as they are, and the gate "
@@ -596,7 +598,7 @@ def init(settings: InitSettings) -> Done:
         writer.ignore(f"/{generated}" + ("/" if generated == JUDGE_CACHE else ""), what)
     missing = credentials.unset(settings.environ)
     if not settings.run:
-        print("\nnot run (--no-run): `agenteval run && agenteval accept` writes the first baseline")
+        print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")
     elif (root / DEFAULT_BASELINE).is_file() and not settings.force:
         say(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:

@@ -45,6 +45,7 @@ class RunSettings:
     baseline: str | None = None  # default: agenteval.yaml's
     gate: GateSettings = field(default_factory=GateSettings.model_construct)  # overrides: only the settings given
     compare: bool = True  # False: only write the results (--no-gate)
+    new_baseline: bool = False  # run for a new baseline, ignoring any there is, and write the results ungated
     md: str | None = None  # the PR comment ('-' for stdout)
     output: Output = Output()  # output.json default: the project's .agenteval/results.json
     progress_bar: bool = False
@@ -60,6 +61,8 @@ class Ran(Done):
 
 @applies_verbosity
 def run(settings: RunSettings) -> Ran:
+    if settings.new_baseline and settings.num_runs is not None:
+        raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
     if settings.adk_args:
         return _run_adk_form(settings)
     if settings.config_file_path:
@@ -71,11 +74,11 @@ def run(settings: RunSettings) -> Ran:
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     suites = chosen(project.suites, settings)
     gate = resolve_gate(project.config.gate, settings.gate)
-    baseline = _adaptive_baseline(suites, project, settings)
+    baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)
     results = _run(suites, judge, settings, Path(project.path).parent, baseline, gate)
     output = replace(settings.output, json=settings.output.json or str(default_results(project.path)))  # so `agenteval accept` finds it
     save_results(results, output, project.warnings)
-    if not settings.compare:
+    if not settings.compare or settings.new_baseline:
         print_table(results, output)
         explain_failed_runs(results)
         return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, results)
@@ -118,7 +121,7 @@ def _run(
     quiet = settings.output.quiet
     logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
     results = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
-                         environ=settings.environ, progress_bar=settings.progress_bar)
+                         environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline)
     notice = logs.notice()
     if notice and settings.verbosity.shows("WARNING"):
         print(notice, file=sys.stderr)
