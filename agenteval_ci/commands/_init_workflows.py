@@ -2,9 +2,9 @@
 ready-to-copy workflows are copies of them: docs/workflows/pr-gate.yml, accept.yml).
 
 An agent agenteval imports runs inside the action's container (gate.yml). An agent served
-over HTTP in another language needs its toolchain, which the container does not have: the
-job sets it up, runs the `agenteval` CLI on the runner, and the action publishes the verdict
-(gate_served.yml, the action's `merge` mode). Both pass the variables the models need
+over HTTP, in another language or on a google-adk of its own, needs its toolchain or its own
+virtualenv, which the container does not have: the job sets it up, runs the `agenteval` CLI on
+the runner, and the action publishes the verdict (gate_served.yml, the action's `merge` mode). Both pass the variables the models need
 (core/credentials.py) as `env:`, and sign in to Google Cloud first when a model needs it.
 """
 
@@ -35,6 +35,7 @@ _TOOLCHAINS = {
     "java": "      - uses: actions/setup-java@v5\n        with:\n          distribution: temurin\n          java-version: \"17\"\n",
     "go": "      - uses: actions/setup-go@v6\n        with:\n          go-version-file: {folder}/go.mod\n",
     "node": "      - uses: actions/setup-node@v5\n        with:\n          node-version: \"22\"\n",
+    "python": "",  # the runner's python3 makes the agent's virtualenv
 }
 
 
@@ -85,7 +86,8 @@ def _setup(project: ServedProject) -> str:
         if project.cache == "npm":
             step += f"          cache-dependency-path: {project.folder}/package-lock.json\n"
     if project.install:
-        step += f"      - run: {project.install}\n        working-directory: {project.folder}\n"
+        folder = project.folder if project.cwd is None else project.cwd
+        step += f"      - run: {yaml_scalar(project.install)}\n        working-directory: {folder}\n"
     return step
 
 

@@ -36,7 +36,7 @@ from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_p
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..files.project_scan import SOURCE_SUFFIXES, read_dotenv, scan_sources
 from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
-from ..files.served_projects import MANIFESTS, ServedProject, served_project
+from ..files.served_projects import AGENT_VENV, MANIFESTS, ServedProject, pinned_elsewhere, python_served, served_project
 from ..files.writing import write_atomic
 from ..report.console import PLAIN, Style
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
@@ -177,6 +177,10 @@ def detect(root: Path) -> Layout:
             elif name.endswith(SOURCE_SUFFIXES):
                 layout.sources.append(rel)
     layout.served = _served(layout, manifests)
+    pin = pinned_elsewhere(root) if layout.agents else None
+    if pin:  # the action would refuse to install it beside its own google-adk: serve it instead
+        layout.served += [python_served(agent, pin, install_command(root), port=8000 + n) for n, agent in enumerate(layout.agents)]
+        layout.agents = []
     return layout
 
 
@@ -495,10 +499,12 @@ def next_steps(layout: Layout, files: list[str], findings: Findings) -> str:
     if install:
         steps.append(f"install: {install}")
     for project in layout.served:
-        where = f" (in {project.folder})" if project.folder != "." else ""
-        checks = [f"the start command `{project.start}`{where} serves ADK's API at {project.url}",
-                  "its app name: the cases' session_input.app_name, else set `app_name:` in agenteval.yaml "
-                  f"(GET {project.url}/list-apps names them)", *project.checks]
+        cwd = project.folder if project.cwd is None else project.cwd
+        where = f" (in {cwd})" if cwd != "." else ""
+        app = (f"its app name: {project.app_name} (`app_name:` in agenteval.yaml)" if project.app_name else
+               "its app name: the cases' session_input.app_name, else set `app_name:` in agenteval.yaml "
+               f"(GET {project.url}/list-apps names them)")
+        checks = [f"the start command `{project.start}`{where} serves ADK's API at {project.url}", app, *project.checks]
         steps.append(f"check:   {project.sdk} ({project.manifest}):\n" + _indented(checks))
     steps.append('require: Settings > Branches > add a branch protection rule (or a ruleset) for main >\n'
                  '              "Require status checks to pass" > add the check "agenteval"')
@@ -596,6 +602,8 @@ def init(settings: InitSettings) -> Done:
     writer.write(ACCEPT_WORKFLOW, workflow("accept.yml", DEFAULT_PROJECT_FILE, ""))
     for generated, what in WHAT_RUNS_WRITE.items():
         writer.ignore(f"/{generated}" + ("/" if generated == JUDGE_CACHE else ""), what)
+    if any(p.toolchain == "python" for p in layout.served):
+        writer.ignore(f"/{AGENT_VENV}/", "the agent's own virtualenv")
     missing = credentials.unset(settings.environ)
     if not settings.run:
         print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")

@@ -7,7 +7,11 @@
   runs it (ADK's docs call it runADKWebServer);
 - Go: the agent's own launcher (`full.NewLauncher()`), `go run . web -port N api`, which serves
   the API under /api;
-- TypeScript/JavaScript: @google/adk-devtools' `adk api_server AGENT --host --port`.
+- TypeScript/JavaScript: @google/adk-devtools' `adk api_server AGENT --host --port`;
+- Python, when the project pins a google-adk that the action does not run agents on in-process
+  (ACTION_GOOGLE_ADK; docs/action.md refuses such an install): google-adk's own
+  `adk api_server --host --port AGENTS_DIR`, from a virtualenv of the project's own
+  requirements (AGENT_VENV).
 
 Read from the manifests and sources, never run; what init could not tell (the port, the app's
 name, a missing dev-server dependency) becomes a check in its next steps.
@@ -17,6 +21,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -24,6 +30,10 @@ from typing import Any
 from .project_scan import source_text
 
 MANIFESTS = ("pom.xml", "build.gradle", "build.gradle.kts", "go.mod", "package.json")
+# The google-adk the action's image imports agents with (requirements-action.txt pins it).
+ACTION_GOOGLE_ADK = "2.13.0"
+# The virtualenv of a Python app's own requirements, beside agenteval.yaml (git-ignored).
+AGENT_VENV = ".agenteval/agent-venv"
 _MAX_MANIFEST_BYTES = 2_000_000
 
 
@@ -40,12 +50,17 @@ class ServedProject:
     manifest: str = ""  # the file it was recognised by, relative to init's root
     cache: str = ""  # the dependency cache setup-java or setup-node keep (maven, gradle, npm)
     install: str = ""  # what CI runs in `folder` before starting it (npm ci)
+    cwd: str | None = None  # where `start` runs, when not `folder`
+    app_name: str | None = None  # the app the server serves, when init knows it
 
     def agent(self) -> dict[str, Any]:
         """The suite's `agent:` mapping, as docs/agents.md documents it."""
         mapping: dict[str, Any] = {"kind": "adk_api_server", "url": self.url, "start": self.start}
-        if self.folder != ".":
-            mapping["cwd"] = self.folder
+        cwd = self.folder if self.cwd is None else self.cwd
+        if cwd != ".":
+            mapping["cwd"] = cwd
+        if self.app_name:
+            mapping["app_name"] = self.app_name
         if self.ready:
             mapping["ready"] = self.ready
         mapping["ready_timeout_seconds"] = self.ready_timeout_seconds
@@ -196,3 +211,55 @@ def served_project(root: Path, folder: PurePosixPath, files: list[str], sources:
             if project is not None:
                 return project
     return None
+
+
+# ---------------------------------------------------------------- Python, pinned elsewhere
+
+
+def _requirement_lines(root: Path) -> list[tuple[str, str]]:
+    """(requirement, file) from requirements.txt and pyproject.toml's [project] dependencies."""
+    found = []
+    for line in _text(root / "requirements.txt").splitlines():
+        line = line.split(" #")[0].strip()
+        if line and not line.startswith(("#", "-")):
+            found.append((line, "requirements.txt"))
+    try:
+        project = tomllib.loads(_text(root / "pyproject.toml")).get("project")
+    except tomllib.TOMLDecodeError:
+        project = None
+    deps = project.get("dependencies") if isinstance(project, dict) else None
+    found += [(d, "pyproject.toml") for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
+    return found
+
+
+def pinned_elsewhere(root: Path) -> tuple[str, str] | None:
+    """(the requirement, its file) when the project asks for a google-adk that excludes the one
+    the action runs agents on; None when it does not, or when `packaging` (google-adk's own
+    dependency) is not installed to tell."""
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:
+        return None
+    for line, source in _requirement_lines(root):
+        try:
+            requirement = Requirement(line)
+        except InvalidRequirement:
+            continue
+        applies = requirement.marker is None or requirement.marker.evaluate()
+        if re.sub(r"[-_.]+", "-", requirement.name).lower() == "google-adk" and applies and requirement.specifier \
+                and not requirement.specifier.contains(ACTION_GOOGLE_ADK, prereleases=True):
+            return str(requirement), source
+    return None
+
+
+def python_served(agent: str, pin: tuple[str, str], install: str, port: int = 8000) -> ServedProject:
+    """A Python agent folder served by google-adk's `adk api_server` from its own virtualenv."""
+    path = PurePosixPath(agent)
+    setup = f"python3 -m venv {AGENT_VENV} && . {AGENT_VENV}/bin/activate && {install or 'pip install ' + shlex.quote(pin[0])}"
+    checks = (f"{pin[1]} asks for {pin[0]}, which excludes the google-adk {ACTION_GOOGLE_ADK} the action imports agents "
+              f"with, so the agent runs in a virtualenv of its own requirements under `adk api_server`",
+              f"create that virtualenv before `agenteval run` on this machine: {setup} (the workflow does it in CI)")
+    return ServedProject("ADK for Python (its own google-adk)", agent, "python",
+                         f"{AGENT_VENV}/bin/adk api_server --host 127.0.0.1 --port {port} {path.parent}",
+                         f"http://127.0.0.1:{port}", ready_timeout_seconds=120, checks=checks, manifest=pin[1],
+                         install=setup, cwd=".", app_name=path.name)

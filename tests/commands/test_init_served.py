@@ -127,3 +127,41 @@ def served_node(tmp_path) -> Path:
     shutil.copy(ROOT / "tests" / "fakes" / "adk_api_server.js", bin_dir / "adk")
     (bin_dir / "adk").chmod(0o755)
     return project
+
+
+def test_a_python_app_pinning_another_google_adk_is_served_from_its_own_virtualenv(tmp_path, capsys):
+    """weather_desk asking for google-adk 1.18, which the action would refuse beside its own
+    2.13: `adk api_server` from a virtualenv of its requirements, made by the workflow first;
+    end to end through the fake Gemini with a stand-in for that virtualenv's `adk`."""
+    from tests.commands.test_init_keys import weather_model
+    from tests.fakes.gemini import FakeGemini
+
+    project = tmp_path / "weather_desk"
+    shutil.copytree(ROOT / "tests" / "data" / "weather_desk", project)
+    (project / "requirements.txt").write_text("google-adk==1.18.0  # the version the team validated\n")
+    assert main(["init", "--no-run", str(project)]) == 0
+    out = capsys.readouterr().out
+    agent = yaml.safe_load((project / "agenteval.yaml").read_text())["suites"][0]["agent"]
+    assert agent == {"kind": "adk_api_server", "url": "http://127.0.0.1:8000", "app_name": "weather_desk", "ready_timeout_seconds": 120,
+                     "start": ".agenteval/agent-venv/bin/adk api_server --host 127.0.0.1 --port 8000 ."}
+    venv = "python3 -m venv .agenteval/agent-venv && . .agenteval/agent-venv/bin/activate && pip install -r requirements.txt"
+    assert "requirements.txt asks for google-adk==1.18.0, which excludes the google-adk 2.13.0" in out and venv in out
+    assert "/.agenteval/agent-venv/\n" in (project / ".gitignore").read_text()
+    steps = yaml.safe_load((project / ".github" / "workflows" / "agenteval.yml").read_text())["jobs"]["agenteval"]["steps"]
+    runs = [s.get("run", "") for s in steps]
+    assert runs.index(venv) < next(i for i, r in enumerate(runs) if r.startswith("agenteval run"))
+    assert main(["validate", str(project / "agenteval.yaml")]) == 0
+
+    adk = project / ".agenteval" / "agent-venv" / "bin" / "adk"  # what the virtualenv would hold
+    adk.parent.mkdir(parents=True)
+    adk.write_text(f"#!/bin/sh\nexec {sys.executable} -m google.adk.cli \"$@\"\n")
+    adk.chmod(0o755)
+    config = project / "agenteval.yaml"
+    config.write_text(config.read_text().replace("8000", str(_free_port())))
+    with FakeGemini(responder=weather_model) as gemini:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": gemini.base_url}
+        env.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
+        done = subprocess.run([sys.executable, "-m", "agenteval_ci", "run"], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    log = (project / ".agenteval" / "agent.log").read_text()
+    assert done.returncode == 0, done.stdout + done.stderr + log
+    assert done.stdout.count("PASS  default / forecasts / ") == 2 and "tool_trajectory_avg_score 1.000" in done.stdout
