@@ -10,7 +10,7 @@ from ..errors import EXIT_PASSED
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import read_results
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity, say
 
 
 @dataclass(frozen=True)
@@ -22,8 +22,10 @@ class AcceptSettings:
     metrics: tuple[str, ...] = ()  # only these metrics
     allow_failed: bool = False  # accept failed runs and gated metrics not evaluated
     commit: str | None = None  # default: the one recorded in the results
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
+@applies_verbosity
 def accept(settings: AcceptSettings) -> Done:
     results = read_results(results_to_read(settings.results, settings.config))
     path = Path(settings.baseline) if settings.baseline else project_settings(settings.config).baseline
@@ -33,8 +35,8 @@ def accept(settings: AcceptSettings) -> Done:
     baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit)
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
-    print(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline)")
-    note = thin_history_note(baseline)
-    if note:
-        print(note)
+    say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline)")
+    thin = thin_history_note(baseline)
+    if thin:
+        say(thin)  # advice on a baseline that works: routine enough for -q to drop
     return Done(EXIT_PASSED)
