@@ -11,7 +11,7 @@ from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import read_results
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity, say
 
 
 @dataclass(frozen=True)
@@ -23,8 +23,10 @@ class AcceptSettings:
     metrics: tuple[str, ...] = ()  # only these metrics
     allow_failed: bool = False  # accept failed runs and gated metrics not evaluated
     commit: str | None = None  # default: the one recorded in the results
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
+@applies_verbosity
 def accept(settings: AcceptSettings) -> Done:
     results = read_results(results_to_read(settings.results, settings.config))
     path = Path(settings.baseline) if settings.baseline else project_settings(settings.config).baseline
@@ -35,9 +37,9 @@ def accept(settings: AcceptSettings) -> Done:
     recorded = save_outputs(path, referenced_outputs(baseline), results)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
-    print(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "
-          f"their recorded outputs, for re-judging, in {outputs_path(path).name}: {recorded} case(s))")
-    note = thin_history_note(baseline)
-    if note:
-        print(note)
+    say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "
+        f"their recorded outputs, for re-judging, in {outputs_path(path).name}: {recorded} case(s))")
+    thin = thin_history_note(baseline)
+    if thin:
+        say(thin)  # advice on a baseline that works: routine enough for -q to drop
     return Done(EXIT_PASSED)

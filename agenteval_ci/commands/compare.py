@@ -19,7 +19,7 @@ from ..report.judge_notes import judge_notes
 from ..schema import Outcome, Results, Verdict
 from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class CompareSettings:
     json: str | None = None  # the comparison ('-' for stdout)
     md: str | None = None  # the PR comment ('-' for stdout)
     style: Style = PLAIN
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leadin
     print(("\n" if leading_blank else "") + text)
 
 
+@applies_verbosity
 def compare_results(settings: CompareSettings) -> Compared:
     results = read_results(results_to_read(settings.results, settings.config))
     project = project_settings(settings.config)

@@ -22,7 +22,7 @@ from ..report.agreement import agreement_json, render_agreement_html, render_agr
 from ..report.console import PLAIN, Style
 from ..runner.rejudge import rescore
 from ..schema import CaseResult
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 from ._stored import current_criteria, load_stored
 
 CONFIGURED = "the configured judges"
@@ -38,6 +38,7 @@ class AgreementSettings:
     json: str | None = None
     style: Style = PLAIN
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+    verbosity: Verbosity = Verbosity()  # -q, --log-level (the table is the answer: -q keeps it)
 
 
 def _judged_by(settings: AgreementSettings, config: str | Path, model: str | None) -> tuple[list[CaseResult], str]:
@@ -51,6 +52,7 @@ def _judged_by(settings: AgreementSettings, config: str | Path, model: str | Non
     return cases, f"{usage.calls} call(s), {usage.cache_hits} cache hit(s), est. {cost}"
 
 
+@applies_verbosity
 def judge_agreement(settings: AgreementSettings) -> Done:
     if not 1 <= len(settings.judges) <= 2:
         raise UsageError("--judge: give one judge model (compared with the configured judges) or two")
@@ -69,7 +71,8 @@ def judge_agreement(settings: AgreementSettings) -> Done:
     print(render_agreement_table(rows, names, settings.style))
     if settings.html:
         write_atomic(settings.html, render_agreement_html(rows, names))
-        print(f"agenteval: the report is in {Path(settings.html).as_posix()}", file=sys.stderr)
+        if not settings.verbosity.quiet:  # on stderr: stdout may be the JSON (--json -)
+            print(f"agenteval: the report is in {Path(settings.html).as_posix()}", file=sys.stderr)
     if settings.json:
         text = agreement_json(rows, names)
         sys.stdout.write(text) if settings.json == "-" else write_atomic(settings.json, text)

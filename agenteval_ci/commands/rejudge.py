@@ -20,7 +20,7 @@ from ..judge import make_judge
 from ..runner.rejudge import rejudge_baseline, rescore
 from ..schema import RunStats
 from ..schema.settings import GateSettings
-from ._common import Output, print_table, print_warnings, save_results
+from ._common import Output, Verbosity, applies_verbosity, print_table, print_warnings, save_results
 from ._stored import current_criteria, load_stored
 from .compare import compare_and_report, print_verdict
 from .run import Ran
@@ -39,8 +39,10 @@ class RejudgeSettings:
     md: str | None = None
     output: Output = Output()  # output.json default: .agenteval/rejudged.json beside agenteval.yaml
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
+@applies_verbosity
 def rejudge(settings: RejudgeSettings) -> Ran:
     stored = load_stored(settings.stored)
     criteria = current_criteria(project_file(settings.config), settings.environ, settings.judge_model)
@@ -58,8 +60,9 @@ def rejudge(settings: RejudgeSettings) -> Ran:
     results = rejudge_baseline(results, baseline, target.path, criteria.metrics_of, criteria.judge, settings.environ)
     output = replace(settings.output, json=settings.output.json or str(Path(project.path).parent / REJUDGED))
     save_results(results, output, project.warnings)
-    print(f"agenteval: judged {len(cases)} stored case(s) again: 0 agent calls, {results.stats.judge_calls} judge call(s), "
-          f"{results.stats.judge_cache_hits} cache hit(s)", file=sys.stderr)
+    if not settings.verbosity.quiet:  # routine: what it cost
+        print(f"agenteval: judged {len(cases)} stored case(s) again: 0 agent calls, {results.stats.judge_calls} judge call(s), "
+              f"{results.stats.judge_cache_hits} cache hit(s)", file=sys.stderr)
     if not settings.compare:
         print_table(results, output)
         return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, results)

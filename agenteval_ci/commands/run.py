@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
-from ..agents.logs import DEFAULT_CONSOLE_LEVEL, LOG_FILE, AgentLogs
+from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.baseline import load_baseline
 from ..core.gate import Comparison, unevidenced
 from ..core.settings import resolve_gate
@@ -30,7 +30,7 @@ from ..schema import Results, ShardInfo, Status
 from ..schema.baseline import Baseline
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
-from ._common import Done, Output, output_results, print_table, print_warnings, save_results
+from ._common import Done, Output, Verbosity, applies_verbosity, output_results, print_table, print_warnings, save_results
 from .compare import compare_and_report, print_verdict
 
 
@@ -49,9 +49,9 @@ class RunSettings:
     new_baseline: bool = False  # run for a new baseline, ignoring any there is, and write the results ungated
     md: str | None = None  # the PR comment ('-' for stdout)
     output: Output = Output()  # output.json default: the project's .agenteval/results.json
-    log_level: str | None = None  # the agent's log on the terminal (default WARNING, ERROR when quiet)
     progress_bar: bool = False
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
+    verbosity: Verbosity = Verbosity()  # -q, --log-level: also the agent's log on the terminal
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,7 @@ class Ran(Done):
     comparison: Comparison | None = None
 
 
+@applies_verbosity
 def run(settings: RunSettings) -> Ran:
     if settings.new_baseline and settings.num_runs is not None:
         raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
@@ -120,11 +121,11 @@ def _run(
 ) -> Results:
     """Run with the agent's own logging kept below our output; say where its quieter records went."""
     quiet = settings.output.quiet
-    logs = AgentLogs(settings.log_level or ("ERROR" if quiet else DEFAULT_CONSOLE_LEVEL), project_dir / LOG_FILE)
+    logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
     results = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
                          environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline)
     notice = logs.notice()
-    if notice:
+    if notice and settings.verbosity.shows("WARNING"):
         print(notice, file=sys.stderr)
     return results.model_copy(update={"case_filter": list(settings.cases)}) if settings.cases else results
 

@@ -248,3 +248,17 @@ def test_the_recorded_outputs_are_the_planned_runs_and_a_re_judged_history_is_th
     after = adjusted.case("default", "lights", "case2").metrics["final_response_match_v2"]
     assert (before.history, after.history) == ("P", "F")  # Gemini called light 2 valid; the strict judge, invalid
     assert after.judge != before.judge and after.status.value == "FAILED"
+
+
+def test_rejudge_and_judge_agreement_quiet(accepted, monkeypatch, capsys, tmp_path):
+    """-q on the two commands: rejudge keeps its verdict and drops its cost line; judge-agreement keeps its table."""
+    with FakeGemini(responder=verdicts) as gemini, FakeOpenAI(responder=strict_verdicts) as fake:
+        _env(monkeypatch, {**gemini.env(), **fake.env()})
+        baseline = str(accepted.parent / ".agenteval" / "baseline.json")
+        assert main(["rejudge", baseline, "--config", str(accepted), "-q"]) == 0
+        quiet = capsys.readouterr()
+        assert "gate passed" in quiet.out and "0 agent calls" not in quiet.err
+        assert main(["judge-agreement", baseline, "--config", str(accepted), "--judge", "openai/gpt-4o", "-q",
+                     "--html", str(tmp_path / "a.html")]) == 0
+        quiet = capsys.readouterr()
+    assert quiet.out.count("final_response_match_v2") >= 1 and "the report is in" not in quiet.err
