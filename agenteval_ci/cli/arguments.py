@@ -329,6 +329,45 @@ def convert(args: argparse.Namespace) -> Done:
                                    verbosity=_verbosity(args)))
 
 
+# ---------------------------------------------------------------- rejudge, judge-agreement
+
+
+def rejudge_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("stored", metavar="STORED", help="stored outputs: a results file, or the baseline (its recorded outputs beside it)")
+    parser.add_argument("--judge-model", metavar="MODEL", help="every judged metric asks this model (e.g. openai/gpt-4o-mini) instead of its judge_model")
+    add_gate_options(parser)
+    parser.add_argument("--no-gate", action="store_true", help="only write the results; do not compare with the baseline")
+    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout; default .agenteval/rejudged.json)")
+    parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown ('-' for stdout)")
+    add_detailed_flag(parser)
+
+
+def rejudge(args: argparse.Namespace) -> Done:
+    from ..commands.rejudge import RejudgeSettings, rejudge
+
+    return rejudge(RejudgeSettings(stored=args.stored, config=args.config, judge_model=args.judge_model, baseline=args.baseline,
+                                   gate=_gate_overrides(args), compare=not args.no_gate, md=args.md, output=_output(args, quiet=args.quiet),
+                                   environ=os.environ, verbosity=_verbosity(args)))
+
+
+def agreement_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("stored", metavar="STORED", help="stored outputs: a results file, or the baseline (its recorded outputs beside it)")
+    parser.add_argument("--judge", action="append", metavar="MODEL", required=True,
+                        help="a judge model to compare; give it twice to compare two, once to compare it with the configured judges")
+    add_config_flag(parser)
+    parser.add_argument("--metric", action="append", metavar="NAME", help="only this judged metric; repeatable")
+    parser.add_argument("--html", metavar="OUT", help="also write the report as a self-contained HTML page")
+    parser.add_argument("--json", metavar="OUT", help="also write the report as JSON ('-' for stdout)")
+
+
+def agreement(args: argparse.Namespace) -> Done:
+    from ..commands.judge_agreement import AgreementSettings, judge_agreement
+
+    return judge_agreement(AgreementSettings(stored=args.stored, judges=_tuple(args.judge), config=args.config,
+                                             metrics=_tuple(args.metric), html=args.html, json=args.json, style=_style(),
+                                             environ=os.environ, verbosity=_verbosity(args)))
+
+
 # name -> the command, in the order `agenteval --help` lists them
 COMMANDS = {
     "init": CliCommand("set up a project: agenteval.yaml, the GitHub workflows, a first run and its baseline", init_flags, init),
@@ -337,6 +376,8 @@ COMMANDS = {
     "compare": CliCommand("compare a results file with the baseline; exit 0 passed, 1 failed, 2 bad input", compare_flags, compare),
     "accept": CliCommand("write the baseline from a results file, whole or only the named cases/metrics", accept_flags, accept),
     "report": CliCommand("render a results file (compared with the baseline) as markdown, job summary, HTML, JUnit XML or JSON", report_flags, report),
+    "rejudge": CliCommand("score stored outputs (a results file or the baseline) again with the current criteria and judge; no agent is run", rejudge_flags, rejudge),
+    "judge-agreement": CliCommand("compare two judges on the same stored outputs: agreement and Cohen's kappa per metric and rubric", agreement_flags, agreement),
     "merge": CliCommand("join the results files of sharded runs (--shard I/N) into one", merge_flags, merge),
     "validate": CliCommand("check eval sets and eval configs, printing every problem with file and JSON path", validate_flags, validate),
     "convert": CliCommand("turn legacy .test.json files (and their initial session) into EvalSet files", convert_flags, convert),

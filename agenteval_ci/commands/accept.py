@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import baseline_from_results, load_baseline, refuse_unsound, thin_history_note, write_baseline
+from ..core.baseline import baseline_from_results, load_baseline, referenced_outputs, refuse_unsound, thin_history_note, write_baseline
 from ..errors import EXIT_PASSED
+from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import read_results
@@ -33,9 +34,11 @@ def accept(settings: AcceptSettings) -> Done:
     refuse_unsound(results, settings.allow_failed, cases)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
     baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit)
+    recorded = save_outputs(path, referenced_outputs(baseline), results)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
-    say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline)")
+    say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "
+        f"their recorded outputs, for re-judging, in {outputs_path(path).name}: {recorded} case(s))")
     thin = thin_history_note(baseline)
     if thin:
         say(thin)  # advice on a baseline that works: routine enough for -q to drop

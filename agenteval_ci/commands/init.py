@@ -33,6 +33,7 @@ from ..agents.logs import LOG_FILE
 from ..core.adaptive import FIRST_BASELINE_RUNS
 from ..core.credentials import ADK_DEFAULT_MODEL, Credentials, Evidence, credentials_for, looks_like_model
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
+from ..files.baseline_outputs import outputs_path
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..files.project_scan import SOURCE_SUFFIXES, read_dotenv, scan_sources
 from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
@@ -615,5 +616,6 @@ def init(settings: InitSettings) -> Done:
         _first_baseline(root, settings)
     if {GATE_WORKFLOW, ACCEPT_WORKFLOW} & set(writer.written):
         print(f"\n{action_note()}")
-    print(next_steps(layout, [DEFAULT_PROJECT_FILE, ".gitignore", GATE_WORKFLOW, ACCEPT_WORKFLOW, DEFAULT_BASELINE], findings))
+    recorded = outputs_path(DEFAULT_BASELINE).as_posix()  # the baseline's recorded outputs: what a changed judge re-judges
+    print(next_steps(layout, [DEFAULT_PROJECT_FILE, ".gitignore", GATE_WORKFLOW, ACCEPT_WORKFLOW, DEFAULT_BASELINE, recorded], findings))
     return Done(EXIT_PASSED)

@@ -24,6 +24,7 @@ from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.project import EvalSetToRun, Project, Suite, load_project, select_cases
+from ..runner.rejudge import metrics_by_eval_set, rejudge_baseline
 from ..runner.suites import NO_KEY_HINT, run_suites
 from ..schema import Results, ShardInfo, Status
 from ..schema.baseline import Baseline
@@ -76,6 +77,7 @@ def run(settings: RunSettings) -> Ran:
     gate = resolve_gate(project.config.gate, settings.gate)
     baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)
     results = _run(suites, judge, settings, Path(project.path).parent, baseline, gate)
+    results = _rejudge_changed(results, suites, judge, project, settings)
     output = replace(settings.output, json=settings.output.json or str(default_results(project.path)))  # so `agenteval accept` finds it
     save_results(results, output, project.warnings)
     if not settings.compare or settings.new_baseline:
@@ -150,6 +152,19 @@ def _adaptive_baseline(suites: list[Suite], project: Project, settings: RunSetti
         return None
     target = project.settings.baseline_target(settings.baseline)
     return load_baseline(target.path, required=target.required)
+
+
+def _rejudge_changed(results: Results, suites: list[Suite], judge: JudgeSettings, project: Project, settings: RunSettings) -> Results:
+    """Where a metric's judge differs from the baseline's, the baseline's recorded outputs judged
+    again with this run's judge, into the results: compare, even a later publish step, then
+    compares like with like (docs/judge.md, "A changed judge"). Also under --no-gate."""
+    target = project.settings.baseline_target(settings.baseline)
+    try:
+        baseline = load_baseline(target.path, required=target.required)
+    except AgentevalError:  # the gate says what is wrong with it, after the results are saved
+        return results
+    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
+    return rejudge_baseline(results, baseline, target.path, metrics, judge, settings.environ)
 
 
 def _gate(results: Results, project: Project, gate: GateSettings, settings: RunSettings) -> Ran:

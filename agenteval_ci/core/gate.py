@@ -21,6 +21,7 @@ from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings
 from .baseline import rubric_pass_rates
+from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
 from .selection import selected
 from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
@@ -120,6 +121,7 @@ class Comparison:
     baseline_edited: bool = False
     accepted_by: str = ""  # the verdict used the PR's own baseline, accepted by this writer
     warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
+    judge_changes: tuple[JudgeChange, ...] = ()  # judged metrics whose judge differs from the baseline's
 
 
 # ---------------------------------------------------------------- statistics (stdlib only)
@@ -565,6 +567,8 @@ def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
 
 
 def compare(results: Results, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+    # A changed judge: re-judged baseline scores stand in for the old ones, or the old ones are left out.
+    baseline, judge_changes = judged_alike(results, baseline) if baseline is not None else (None, ())
     summaries, counted = _summaries(results, baseline, settings)
     cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases]
     cases += _removed(results, baseline) if baseline else []
@@ -587,6 +591,7 @@ def compare(results: Results, baseline: Baseline | None, settings: GateSettings)
         confidence=settings.confidence,
         tolerance=settings.tolerance,
         warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
+        judge_changes=judge_changes,
     )
 
 

@@ -13,6 +13,14 @@ BUILTIN_PRICES: dict[str, ModelPrice] = {
     "gemini-2.5-flash-lite": ModelPrice(input=0.10, output=0.40),
     "gemini-2.0-flash": ModelPrice(input=0.10, output=0.40),
     "gemini-2.0-flash-lite": ModelPrice(input=0.075, output=0.30),
+    # OpenAI API list prices, standard tier.
+    "gpt-4o": ModelPrice(input=2.50, output=10.0),
+    "gpt-4o-mini": ModelPrice(input=0.15, output=0.60),
+    "gpt-4.1": ModelPrice(input=2.0, output=8.0),
+    "gpt-4.1-mini": ModelPrice(input=0.40, output=1.60),
+    "gpt-4.1-nano": ModelPrice(input=0.10, output=0.40),
+    "o3-mini": ModelPrice(input=1.10, output=4.40),
+    "o4-mini": ModelPrice(input=1.10, output=4.40),
 }
 
 
@@ -26,8 +34,10 @@ def estimate_prompt_tokens(prompt: str) -> int:
 
 
 def price_for(model: str, overrides: Mapping[str, ModelPrice]) -> Optional[ModelPrice]:
-    """The exact model name first, else the longest known prefix ("gemini-2.5-flash-001")."""
-    table = {**BUILTIN_PRICES, **overrides}
+    """The exact model name first, else the longest known prefix ("gemini-2.5-flash-001").
+    `model` is as the API takes it (no provider prefix); `judge.prices` may name it either way."""
+    table = {**BUILTIN_PRICES, **{name.split("/", 1)[-1] if "/" in name and not name.startswith("models/") else name: price
+                                  for name, price in overrides.items()}}
     name = model.removeprefix("models/")
     if name in table:
         return table[name]

@@ -16,6 +16,7 @@ from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome,
 from ..schema.labels import SEPARATOR, case_labels
 from ..schema.vocabulary import case_words
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
+from .judge_notes import judge_alert, judge_notes
 from .text import fmt, fmt_delta, fmt_rate, inline
 
 RATIONALE_CHARS = 600
@@ -88,6 +89,8 @@ class ReportView:
     warnings: tuple[str, ...] = ()  # e.g. a judged metric that went without the agent's context
     reruns: tuple[Fact, ...] = ()  # num_runs: auto: case key -> how many runs and why
     reruns_total: int = 0
+    judge_changes: tuple[str, ...] = ()  # metrics whose judge changed since the baseline (judge_notes.py)
+    judge_alert: str = "NOTE"
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -314,4 +317,6 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         warnings=tuple(judged_blind_warnings(results)),
         reruns=tuple(Fact(labels[c.key], c.runs_note or "") for c in again[:RERUNS_SHOWN]),
         reruns_total=len(again),
+        judge_changes=judge_notes(comparison.judge_changes),
+        judge_alert=judge_alert(comparison.judge_changes),
     )

@@ -70,8 +70,9 @@ def test_init_then_run_then_a_regression(project):
         assert "found: 1 ADK agent(s) (garden_shop), 2 eval file(s), 1 eval config(s)\n" in init.stdout
         assert "install: `pip install -r requirements.txt` (requirements.txt) works" in init.stdout
         assert "secret   GOOGLE_API_KEY  the agent's model gemini-2.5-flash (garden_shop/agent.py)" in init.stdout
-        assert "accepted all cases into .agenteval/baseline.json (3 case(s) in the baseline)" in init.stdout
-        assert 'git add agenteval.yaml .gitignore .github/workflows/agenteval.yml .github/workflows/agenteval-accept.yml .agenteval/baseline.json' in init.stdout
+        assert "accepted all cases into .agenteval/baseline.json (3 case(s) in the baseline; their recorded outputs" in init.stdout
+        assert ('git add agenteval.yaml .gitignore .github/workflows/agenteval.yml .github/workflows/agenteval-accept.yml .agenteval/baseline.json '
+                '.agenteval/baseline.outputs.jsonl.gz') in init.stdout
         assert '"Require status checks to pass" > add the check "agenteval"' in init.stdout
         config = yaml.safe_load((project / "agenteval.yaml").read_text())
         assert config["suites"] == [{"name": "default", "agent": "garden_shop", "eval_sets": ["tests/eval/evalsets/*.evalset.json"],
