@@ -1,18 +1,22 @@
-"""What the commands share: where their results go, how the table looks, warnings."""
+"""What the commands share: where their results go, how the table looks, how much they say."""
 
 from __future__ import annotations
 
 import errno
 import fnmatch
 import gc
+import logging
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
+from ..agents.logs import DEFAULT_CONSOLE_LEVEL
 from ..errors import Problem, UsageError
 from ..files.readers import printable, regular_or_kind
 from ..files.results import write_results
@@ -42,7 +46,73 @@ class Output:
     style: Style = PLAIN
 
 
+@dataclass(frozen=True)
+class Verbosity:
+    """`-q` and `--log-level`, the same on every command. The level is that of everything
+    logged: agenteval's notes (INFO) and warnings, and the agent's own log (`run`, `init`);
+    `-q` also drops the routine lines (tables, progress, one line per file written or checked)."""
+
+    quiet: bool = False
+    log_level: str | None = None  # one of agents.logs.LEVELS; None: WARNING, or ERROR with `quiet`
+
+    @property
+    def level(self) -> str:
+        return self.log_level or ("ERROR" if self.quiet else DEFAULT_CONSOLE_LEVEL)
+
+    def shows(self, level: str) -> bool:
+        return bool(logging.getLevelName(level) >= logging.getLevelName(self.level))
+
+    @contextmanager
+    def applied(self) -> Iterator[None]:
+        """While a command runs: what `say`, `note` and `print_warnings` print."""
+        token = _VERBOSITY.set(self)
+        try:
+            yield
+        finally:
+            _VERBOSITY.reset(token)
+
+
+_VERBOSITY: ContextVar[Verbosity | None] = ContextVar("verbosity", default=None)
+
+
+def _current() -> Verbosity:
+    return _VERBOSITY.get() or Verbosity()
+
+
+class _Spoken(Protocol):
+    @property
+    def verbosity(self) -> Verbosity: ...
+
+
+SettingsT = TypeVar("SettingsT", bound=_Spoken)
+DoneT = TypeVar("DoneT", bound=Done)
+
+
+def applies_verbosity(command: Callable[[SettingsT], DoneT]) -> Callable[[SettingsT], DoneT]:
+    """A command that prints as its settings' `verbosity` says."""
+    @wraps(command)
+    def run(settings: SettingsT) -> DoneT:
+        with settings.verbosity.applied():
+            return command(settings)
+
+    return run
+
+
+def say(text: str = "") -> None:
+    """A routine line (`wrote agenteval.yaml`, `ok file`): not with `-q`."""
+    if not _current().quiet:
+        print(text)
+
+
+def note(text: str) -> None:
+    """Something worth knowing that nobody asked about: from `--log-level INFO`."""
+    if _current().shows("INFO"):
+        print(f"note: {text}", file=sys.stderr)
+
+
 def print_warnings(warnings: Iterable[Problem | str]) -> None:
+    if not _current().shows("WARNING"):
+        return
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
 

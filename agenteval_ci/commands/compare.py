@@ -15,10 +15,11 @@ from ..files.results import read_results
 from ..files.writing import write_atomic
 from ..report import comparison_json, render_comment
 from ..report.console import PLAIN, Style, render_budgets, render_changes
+from ..report.judge_notes import judge_notes
 from ..schema import Outcome, Results, Verdict
 from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class CompareSettings:
     json: str | None = None  # the comparison ('-' for stdout)
     md: str | None = None  # the PR comment ('-' for stdout)
     style: Style = PLAIN
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 @dataclass(frozen=True)
@@ -74,12 +76,17 @@ def verdict_line(comparison: Comparison, style: Style = PLAIN) -> str:
 
 
 def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leading_blank: bool = False) -> None:
-    """The cases that changed, named with their metrics baseline → PR, then the verdict."""
+    """The cases that changed, named with their metrics baseline → PR, then the verdict (and
+    the judges that changed since the baseline)."""
     changes = "\n\n".join(filter(None, [render_changes(comparison, style), render_budgets(comparison, style)])) if comparison.has_baseline else ""
     text = f"{changes}\n\n{prefix}{verdict_line(comparison, style)}" if changes else f"{prefix}{verdict_line(comparison, style)}"
+    notes = [note.replace("`", "").replace("**", "") for note in judge_notes(comparison.judge_changes)]
+    if notes:
+        text += "\n" + style.paint("judge changed since the baseline:", "yellow") + "".join(f"\n  - {note}" for note in notes)
     print(("\n" if leading_blank else "") + text)
 
 
+@applies_verbosity
 def compare_results(settings: CompareSettings) -> Compared:
     results = read_results(results_to_read(settings.results, settings.config))
     project = project_settings(settings.config)

@@ -8,13 +8,14 @@ from ..core.shards import merge
 from ..errors import EXIT_PASSED
 from ..files.results import read_results, utc_timestamp, write_results
 from ..schema import Results
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 
 
 @dataclass(frozen=True)
 class MergeSettings:
     results: tuple[str, ...]  # one file per shard
     json: str  # the merged file ('-' for stdout)
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Merged(Done):
     results: Results
 
 
+@applies_verbosity
 def merge_shards(settings: MergeSettings) -> Merged:
     named = [(path, read_results(path)) for path in settings.results]
     merged = merge(named, utc_timestamp())

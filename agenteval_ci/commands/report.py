@@ -15,7 +15,7 @@ from ..files.results import read_results
 from ..files.writing import write_atomic
 from ..report import comparison_json, render_comment, render_html, render_junit, render_summary
 from ..schema.settings import GateSettings
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 
 FORMATS = ("md", "summary", "html", "junit", "json")
 
@@ -28,8 +28,10 @@ class ReportSettings:
     config: str | None = None
     baseline: str | None = None
     gate: GateSettings = field(default_factory=GateSettings.model_construct)  # overrides: only the settings given
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
+@applies_verbosity
 def report(settings: ReportSettings) -> Done:
     results = read_results(settings.results)
     project = project_settings(settings.config)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
-from ..agents.logs import DEFAULT_CONSOLE_LEVEL, LOG_FILE, AgentLogs
+from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.baseline import load_baseline
 from ..core.gate import Comparison, unevidenced
 from ..core.settings import resolve_gate
@@ -24,12 +24,13 @@ from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.project import EvalSetToRun, Project, Suite, load_project, select_cases
+from ..runner.rejudge import metrics_by_eval_set, rejudge_baseline
 from ..runner.suites import NO_KEY_HINT, run_suites
 from ..schema import Results, ShardInfo, Status
 from ..schema.baseline import Baseline
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
-from ._common import Done, Output, output_results, print_table, print_warnings, save_results
+from ._common import Done, Output, Verbosity, applies_verbosity, output_results, print_table, print_warnings, save_results
 from .compare import compare_and_report, print_verdict
 
 
@@ -48,9 +49,9 @@ class RunSettings:
     new_baseline: bool = False  # run for a new baseline, ignoring any there is, and write the results ungated
     md: str | None = None  # the PR comment ('-' for stdout)
     output: Output = Output()  # output.json default: the project's .agenteval/results.json
-    log_level: str | None = None  # the agent's log on the terminal (default WARNING, ERROR when quiet)
     progress_bar: bool = False
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
+    verbosity: Verbosity = Verbosity()  # -q, --log-level: also the agent's log on the terminal
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class Ran(Done):
     comparison: Comparison | None = None
 
 
+@applies_verbosity
 def run(settings: RunSettings) -> Ran:
     if settings.new_baseline and settings.num_runs is not None:
         raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
@@ -76,6 +78,7 @@ def run(settings: RunSettings) -> Ran:
     gate = resolve_gate(project.config.gate, settings.gate)
     baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)
     results = _run(suites, judge, settings, Path(project.path).parent, baseline, gate)
+    results = _rejudge_changed(results, suites, judge, project, settings)
     output = replace(settings.output, json=settings.output.json or str(default_results(project.path)))  # so `agenteval accept` finds it
     save_results(results, output, project.warnings)
     if not settings.compare or settings.new_baseline:
@@ -119,11 +122,11 @@ def _run(
 ) -> Results:
     """Run with the agent's own logging kept below our output; say where its quieter records went."""
     quiet = settings.output.quiet
-    logs = AgentLogs(settings.log_level or ("ERROR" if quiet else DEFAULT_CONSOLE_LEVEL), project_dir / LOG_FILE)
+    logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
     results = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
                          environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline)
     notice = logs.notice()
-    if notice:
+    if notice and settings.verbosity.shows("WARNING"):
         print(notice, file=sys.stderr)
     return results.model_copy(update={"case_filter": list(settings.cases)}) if settings.cases else results
 
@@ -150,6 +153,19 @@ def _adaptive_baseline(suites: list[Suite], project: Project, settings: RunSetti
         return None
     target = project.settings.baseline_target(settings.baseline)
     return load_baseline(target.path, required=target.required)
+
+
+def _rejudge_changed(results: Results, suites: list[Suite], judge: JudgeSettings, project: Project, settings: RunSettings) -> Results:
+    """Where a metric's judge differs from the baseline's, the baseline's recorded outputs judged
+    again with this run's judge, into the results: compare, even a later publish step, then
+    compares like with like (docs/judge.md, "A changed judge"). Also under --no-gate."""
+    target = project.settings.baseline_target(settings.baseline)
+    try:
+        baseline = load_baseline(target.path, required=target.required)
+    except AgentevalError:  # the gate says what is wrong with it, after the results are saved
+        return results
+    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
+    return rejudge_baseline(results, baseline, target.path, metrics, judge, settings.environ)
 
 
 def _gate(results: Results, project: Project, gate: GateSettings, settings: RunSettings) -> Ran:

@@ -19,7 +19,7 @@ from ..files.eval_sets import load_eval_set
 from ..files.results import new_results
 from ..schema import EvalCase, Results, RunRecord, RunStats
 from ..schema.settings import JudgeSettings
-from ._common import Done, Output, collector_paused, output_results, print_warnings
+from ._common import Done, Output, Verbosity, applies_verbosity, collector_paused, output_results, print_warnings
 
 if TYPE_CHECKING:
     from ..judge import Judge
@@ -34,6 +34,7 @@ class ScoreSettings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     output: Output = Output()
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 @dataclass(frozen=True)
@@ -73,6 +74,7 @@ def _judge_for(metrics: list[ConfiguredMetric], settings: ScoreSettings) -> Judg
     return make_judge(settings.judge, settings.environ)
 
 
+@applies_verbosity
 def score(settings: ScoreSettings) -> Scored:
     with collector_paused():  # nothing here runs agent code; our records hold no cycles
         return _score(settings)

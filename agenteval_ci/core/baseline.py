@@ -22,8 +22,12 @@ from ..files.results import parse_versioned
 from ..files.writing import write_atomic
 from ..schema import CaseResult, MetricResult, Results, Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
+from ..schema.judge import JudgeFingerprint
 from .budgets import case_figures
+from .judge_fingerprint import judge_id
 from .metrics.base import adk_mean, status_for, unscored_evidence
+from .recorded_outputs import outputs_digest
+from .recorded_outputs import planned_runs as planned_runs  # its home: the recorded runs are the planned ones
 from .scoring import case_status
 from .selection import case_names
 
@@ -66,12 +70,6 @@ def rubric_pass_rates(metric: MetricResult) -> dict[str, float]:
             if verdict.score is not None:
                 scores.setdefault(verdict.rubric_id, []).append(verdict.score)
     return {rubric: adk_mean(values) for rubric, values in sorted(scores.items())}
-
-
-def planned_runs(case: CaseResult) -> int:
-    """How many of the case's runs were planned before any outcome was seen (all, unless a
-    num_runs: auto round chose more)."""
-    return len(case.runs) if case.planned_runs is None else min(case.planned_runs, len(case.runs))
 
 
 def _planned_metric(metric: MetricResult, planned: int) -> MetricResult:
@@ -146,6 +144,7 @@ def baseline_metric(metric: MetricResult, planned: int, old: BaselineMetric | No
         rubrics=rubric_pass_rates(view),
         history=_history(old, _batch(metric, planned), accepted_from),
         accepted_from=accepted_from or None,
+        judge=judge_id(metric.judge) if metric.judge else None,
     )
 
 
@@ -185,6 +184,7 @@ def baseline_case(case: CaseResult, old: BaselineCase | None = None, accepted_fr
             if m.status != Status.INFORMATIONAL
         },
         figures=case_figures(case, figures, planned),
+        outputs=outputs_digest(case),  # the planned runs', as the scores
     )
 
 
@@ -206,7 +206,8 @@ def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] |
     if metrics is None or old is None or old.fingerprint != case.fingerprint:
         return new
     merged = dict(old.metrics)
-    merged.update({name: m for name, m in new.metrics.items() if name in metrics})
+    outputs = new.outputs if new.outputs != old.outputs else None  # these metrics' scores came from other runs
+    merged.update({name: m.model_copy(update={"outputs": outputs}) for name, m in new.metrics.items() if name in metrics})
     return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
 
 
@@ -277,4 +278,23 @@ def baseline_from_results(
         tool_version=__version__,
         num_runs=results.num_runs,
     )
-    return Baseline(provenance=provenance, suites=suites)
+    return Baseline(provenance=provenance, suites=suites, judges=_judges(results, previous, suites))
+
+
+def _judges(results: Results, previous: Baseline | None, suites: dict[str, dict[str, dict[str, BaselineCase]]]) -> dict[str, JudgeFingerprint]:
+    """The fingerprints the baseline's metrics name: the accepted results', and the previous
+    baseline's for the metrics kept from it."""
+    known = dict(previous.judges) if previous else {}
+    known.update({judge_id(m.judge): m.judge for c in results.cases for m in c.metrics.values() if m.judge})
+    named = {m.judge for sets in suites.values() for cases in sets.values() for case in cases.values() for m in case.metrics.values() if m.judge}
+    return {key: known[key] for key in sorted(named) if key in known}
+
+
+def referenced_outputs(baseline: Baseline) -> set[str]:
+    """Every digest of recorded runs the baseline points to (the outputs file keeps those)."""
+    found = set()
+    for sets in baseline.suites.values():
+        for cases in sets.values():
+            for case in cases.values():
+                found |= {d for d in [case.outputs, *(m.outputs for m in case.metrics.values())] if d}
+    return found

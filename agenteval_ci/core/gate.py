@@ -22,6 +22,7 @@ from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings
 from .baseline import rubric_pass_rates
 from .budgets import BudgetSummary, SuiteCost, budget_reasons, compare_budgets, over_budget_cases, suite_costs
+from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
 from .selection import selected
 from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
@@ -123,6 +124,7 @@ class Comparison:
     warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
     budgets: tuple[BudgetSummary, ...] = ()  # gate.budgets, per suite and figure (core/budgets.py)
     costs: tuple[SuiteCost, ...] = ()  # the agent's model cost per run of each suite, baseline -> PR
+    judge_changes: tuple[JudgeChange, ...] = ()  # judged metrics whose judge differs from the baseline's
 
 
 # ---------------------------------------------------------------- statistics (stdlib only)
@@ -568,6 +570,8 @@ def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
 
 
 def compare(results: Results, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+    # A changed judge: re-judged baseline scores stand in for the old ones, or the old ones are left out.
+    baseline, judge_changes = judged_alike(results, baseline) if baseline is not None else (None, ())
     summaries, counted = _summaries(results, baseline, settings)
     budgets = compare_budgets(results, baseline, settings)
     cases = _with_budgets([_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases], budgets)
@@ -595,6 +599,7 @@ def compare(results: Results, baseline: Baseline | None, settings: GateSettings)
         warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
         budgets=budgets,
         costs=suite_costs(results, baseline),
+        judge_changes=judge_changes,
     )
 
 

@@ -28,13 +28,27 @@ BUILTIN_PRICES: dict[str, ModelPrice] = {
     "gemini-2.5-flash-lite": ModelPrice(input=0.10, output=0.40),
     "gemini-2.0-flash": ModelPrice(input=0.10, output=0.40),
     "gemini-2.0-flash-lite": ModelPrice(input=0.075, output=0.30),
+    # OpenAI API list prices, standard tier (an OpenAI-compatible judge, an agent through LiteLLM).
+    "gpt-4o": ModelPrice(input=2.50, output=10.0),
+    "gpt-4o-mini": ModelPrice(input=0.15, output=0.60),
+    "gpt-4.1": ModelPrice(input=2.0, output=8.0),
+    "gpt-4.1-mini": ModelPrice(input=0.40, output=1.60),
+    "gpt-4.1-nano": ModelPrice(input=0.10, output=0.40),
+    "o3-mini": ModelPrice(input=1.10, output=4.40),
+    "o4-mini": ModelPrice(input=1.10, output=4.40),
 }
 UNREPORTED_MODEL = "<model not reported>"  # a call with usage but no model name: it cannot be priced
 
 
+def _unprefixed(name: str) -> str:
+    """A model as the API takes it: `openai/gpt-4o` is `gpt-4o` (Gemini's `models/` stays, removed below)."""
+    return name.split("/", 1)[-1] if "/" in name and not name.startswith("models/") else name
+
+
 def price_for(model: str, overrides: Mapping[str, ModelPrice]) -> ModelPrice | None:
-    """The exact model name first, else the longest known prefix ("gemini-2.5-flash-001")."""
-    table = {**BUILTIN_PRICES, **overrides}
+    """The exact model name first, else the longest known prefix ("gemini-2.5-flash-001").
+    `model` is as the API takes it (no provider prefix); `prices` may name it either way."""
+    table = {**BUILTIN_PRICES, **{_unprefixed(name): price for name, price in overrides.items()}}
     name = model.removeprefix("models/")
     if name in table:
         return table[name]

@@ -85,7 +85,7 @@ def merge(named: list[tuple[str, Results]], created_at: str) -> Results:
         (c for r in ordered for c in r.cases),
         key=lambda c: (suites.index(c.suite) if c.suite in suites else len(suites), c.eval_set_id, c.eval_id),
     )
-    return results_of(
+    merged = results_of(
         cases,
         created_at=created_at,
         num_runs=max(r.num_runs for r in ordered),  # auto: shards differ; fixed: all equal
@@ -96,6 +96,8 @@ def merge(named: list[tuple[str, Results]], created_at: str) -> Results:
         case_filter=ordered[0].case_filter,
         adaptive=_merge_adaptive([r.adaptive for r in ordered if r.adaptive]),
     )
+    rejudged = [entry for r in ordered for entry in r.rejudged or []]  # each shard re-judged its own cases' baseline
+    return merged.model_copy(update={"rejudged": rejudged}) if rejudged else merged
 
 
 def _merge_adaptive(infos: list[AdaptiveInfo]) -> AdaptiveInfo | None:

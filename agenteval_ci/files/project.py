@@ -24,7 +24,15 @@ from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, Suit
 from ..schema.remote_agent import RemoteAgentConfig
 from ..schema.settings import GateSettings, ModelPrice
 from .discovery import discover_eval_config, find_project_file, project_root
-from .eval_configs import LoadedEvalConfig, config_rule_problems, load_eval_config, read_criteria, with_metrics, with_tool_args
+from .eval_configs import (
+    LoadedEvalConfig,
+    config_rule_problems,
+    judged_by,
+    load_eval_config,
+    read_criteria,
+    with_metrics,
+    with_tool_args,
+)
 from .eval_sets import LoadedEvalSet, load_eval_set
 from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 
@@ -146,9 +154,17 @@ def resolve_project(name: str, config: ProjectConfig, base_dir: Path, only_suite
         if only_suites and suite.name not in only_suites:
             continue
         resolved = _resolve_suite(name, f"$.suites[{i}]", suite, base_dir)
-        suites.append(replace(resolved, prices=config.prices))
+        suites.append(replace(with_judge_model(resolved, config.judge.model), prices=config.prices))
     warnings = list(dict.fromkeys(w for s in suites for w in s.warnings))
     return Project(name, config, suites, warnings)
+
+
+def with_judge_model(suite: Suite, model: str | None) -> Suite:
+    """agenteval.yaml's `judge.model` over every judged criterion's judge_model (None: as they are)."""
+    if model is None:
+        return suite
+    eval_sets = [EvalSetToRun(s.loaded, judged_by(s.config, model), s.case_ids) for s in suite.eval_sets]
+    return replace(suite, eval_sets=eval_sets)
 
 
 def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Suite:

@@ -6,6 +6,7 @@ import errno
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO, Callable
 
 from ..errors import InputError, Problem, UsageError
 from .readers import regular_or_kind
@@ -15,8 +16,7 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     """Temp file in the same folder, then rename: a reader never sees half a file, and a
     write that fails (a name too long, a parent that is a file, a read-only folder, text
     that is not valid Unicode) leaves the old file as it was and no temp file behind."""
-    target = Path(path)
-    name = target.as_posix()
+    name = Path(path).as_posix()
     try:
         data = content.encode("utf-8") if isinstance(content, str) else content
     except UnicodeEncodeError as exc:
@@ -24,6 +24,13 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
         raise InputError(
             Problem(name, "$", f"cannot write: the text holds a lone surrogate (not valid Unicode) near {shown}")
         ) from None
+    write_atomic_with(path, lambda f: f.write(data))
+
+
+def write_atomic_with(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
+    """As write_atomic, for a file written in pieces by `write` (a stream too large to hold)."""
+    target = Path(path)
+    name = target.as_posix()
     if os.path.isdir(target):
         raise UsageError(f"{name}: is a folder; name a file to write")
     kind = regular_or_kind(target)
@@ -38,7 +45,7 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
         raise UsageError(f"{name}: cannot write here: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            write(f)
             # mkstemp's 0600 would hide the file from the next step (another user in a container):
             # a replaced file keeps its mode, a new one gets what open() would give it.
             os.fchmod(f.fileno(), _mode_for(target))

@@ -10,6 +10,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Optional
 
+from ..schema.judge import JudgeFingerprint
 from ..schema.project import DEFAULT_BASELINE
 
 COMPARISON_VERSION = 1  # of comparison.json
@@ -66,4 +67,11 @@ def comparison_json(comparison: Comparison) -> str:
     """comparison.json (`compare --json`, `report --format json`, the action's artifact), in the
     format docs/comparison-format.md describes; bump COMPARISON_VERSION on breaking changes."""
     data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(comparison)}
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json) + "\n"
+
+
+def _fingerprint_json(value: object) -> object:
+    """A judge's fingerprint (the one pydantic model in a comparison: `judge_changes`)."""
+    if isinstance(value, JudgeFingerprint):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

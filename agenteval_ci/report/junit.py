@@ -5,8 +5,10 @@ from __future__ import annotations
 from itertools import groupby
 from xml.etree import ElementTree as ET
 
-from ..core.gate import Comparison, case_key
-from ..schema import CaseResult, Results, Status
+from ..core.gate import CaseOutcome, Comparison, case_key
+from ..schema import CaseResult, Outcome, Results, Status
+from ..schema.labels import SEPARATOR, case_labels
+from ..schema.vocabulary import case_words
 from .view import judged_without_text
 
 
@@ -18,12 +20,19 @@ def _failure_text(case: CaseResult, regressed: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _testcase(case: CaseResult, regressed: list[str], over_budget: str = "") -> ET.Element:
+def _testcase(case: CaseResult, label: str, outcome: CaseOutcome | None) -> ET.Element:
+    """`classname` is `suite.eval_set` and `name` the case, as the label shows them; a failure's
+    message leads with the word the other reports lead with (`REGRESSED: metric, ...`); a case
+    over budget names the budgets it went over."""
     duration = sum(r.duration or 0.0 for r in case.runs)
-    element = ET.Element("testcase", classname=f"{case.suite}.{case.eval_set_id}", name=case.eval_id, time=f"{duration:.3f}")
+    parts = label.split(SEPARATOR)
+    element = ET.Element("testcase", classname=".".join(parts[:2]), name=parts[-1], time=f"{duration:.3f}")
+    regressed = outcome.counted if outcome else []
+    over_budget = outcome.note.split("; ")[0] if outcome and outcome.outcome == Outcome.OVER_BUDGET else ""
     if case.status == Status.FAILED or regressed or over_budget:
+        word, _ = case_words(Outcome(outcome.outcome) if outcome else None, case.status)
         failed = [n for n, m in case.metrics.items() if m.status == Status.FAILED] + regressed + ([over_budget] if over_budget else [])
-        failure = ET.SubElement(element, "failure", message="failed: " + ", ".join(dict.fromkeys(failed)) if failed else "failed", type="agenteval")
+        failure = ET.SubElement(element, "failure", message=f"{word}: " + ", ".join(dict.fromkeys(failed)) if failed else word, type="agenteval")
         failure.text = "\n".join(filter(None, [_failure_text(case, regressed), over_budget]))
     elif case.status == Status.NOT_EVALUATED:
         ET.SubElement(element, "skipped", message=case.reason or "not evaluated")
@@ -34,12 +43,12 @@ def _testcase(case: CaseResult, regressed: list[str], over_budget: str = "") -> 
 
 
 def junit_xml(results: Results, comparison: Comparison | None = None) -> str:
-    regressed = {c.key: c.counted for c in comparison.cases} if comparison else {}
-    over = {c.key: c.note.split("; ")[0] for c in comparison.cases if c.outcome == "over_budget"} if comparison else {}
+    outcomes = {c.key: c for c in comparison.cases} if comparison else {}
+    labels = case_labels(results.cases)
     root = ET.Element("testsuites", name="agenteval")
     ordered = sorted(results.cases, key=lambda c: c.suite)
     for suite, cases in groupby(ordered, key=lambda c: c.suite):
-        elements = [_testcase(c, regressed.get(case_key(c), []), over.get(case_key(c), "")) for c in cases]
+        elements = [_testcase(c, labels[case_key(c)], outcomes.get(case_key(c))) for c in cases]
         failures = sum(e.find("failure") is not None for e in elements)
         skipped = sum(e.find("skipped") is not None for e in elements)
         node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(elements)), failures=str(failures), errors="0", skipped=str(skipped))

@@ -5,7 +5,11 @@ from __future__ import annotations
 from ..core.baseline import rubric_pass_rates
 from ..core.budgets import suite_costs
 from ..schema import CaseResult, MetricResult, Outcome, Results, RunStats, Status
+from ..schema.labels import case_labels
+from ..schema.vocabulary import case_words
 from .console import PLAIN, Style, turn_details
+
+MARK_WIDTH = 5  # `PASS `: a case's or a metric's status
 
 
 def _score(value: float | None) -> str:
@@ -13,14 +17,18 @@ def _score(value: float | None) -> str:
 
 
 def _mark(status: Status, style: Style) -> str:
-    return style.paint(f"{status.mark:<5}", status.colour)
+    return style.paint(f"{status.mark:<{MARK_WIDTH}}", status.colour)
 
 
-def _case_line(case: CaseResult, style: Style, outcomes: dict[str, str]) -> str:
-    """`PASS  eval_set / case`, and what the gate made of it when that is news (`regressed`)."""
-    outcome = Outcome(outcomes.get(case.key, Outcome.UNCHANGED))
-    tag = f"  {style.paint('<- ' + outcome.words, outcome.traits.colour)}" if outcome.traits.change else ""
-    return f"{_mark(case.status, style)} {case.eval_set_id} / {case.eval_id}{tag}"
+def _lead(case: CaseResult, outcomes: dict[str, str]) -> tuple[str, str]:
+    """The case's word (`REGRESSED` when the gate made news of it, else `PASS`/`FAIL`) and its colour."""
+    outcome = outcomes.get(case.key)
+    return case_words(Outcome(outcome) if outcome else None, case.status)
+
+
+def _case_line(word: str, colour: str, width: int, label: str, style: Style) -> str:
+    """`REGRESSED  suite / eval_set / case`: the word leads, padded so the labels line up."""
+    return f"{style.paint(f'{word:<{width}}', colour)} {label}"
 
 
 def _metric_lines(name: str, metric: MetricResult, style: Style) -> list[str]:
@@ -35,8 +43,11 @@ def render_table(results: Results, detailed: bool = False, style: Style = PLAIN,
     """One line per case (tagged with its gate outcome when `outcomes` maps case keys to them),
     its metrics below; `detailed` adds informational metrics and adk eval's per-turn details."""
     lines = []
-    for case in results.cases:
-        lines.append(_case_line(case, style, outcomes or {}))
+    labels = case_labels(results.cases)
+    leads = [_lead(case, outcomes or {}) for case in results.cases]
+    width = max([MARK_WIDTH, *(len(word) + 1 for word, _ in leads)])
+    for case, (word, colour) in zip(results.cases, leads):
+        lines.append(_case_line(word, colour, width, labels[case.key], style))
         # When every run failed, the reason line says why; its unscored metrics would only repeat it.
         ran = not case.runs or any(not run.error for run in case.runs)
         for name, metric in case.metrics.items():

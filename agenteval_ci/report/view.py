@@ -14,8 +14,11 @@ import pydantic
 from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
 from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
 from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, Results, RunRecord, Status, Verdict
+from ..schema.labels import SEPARATOR, case_labels
 from ..schema.settings import percent
+from ..schema.vocabulary import case_words
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
+from .judge_notes import judge_alert, judge_notes
 from .text import fmt, fmt_delta, fmt_rate, inline
 
 RATIONALE_CHARS = 600
@@ -70,8 +73,11 @@ class Fact:
 @dataclass(frozen=True)
 class CaseView:
     key: str
+    label: str  # `suite / eval_set / case`, for people (schema/labels.py)
+    name: str  # the case's own part of the label: its eval_id, or its file's name
     eval_id: str
     outcome: str
+    word: str  # what leads the case: `REGRESSED`, `NEW (FAIL)`, `PASS` (vocabulary.case_words)
     status: str
     note: str
     metrics: tuple[CaseMetric, ...]
@@ -102,6 +108,8 @@ class ReportView:
     warnings: tuple[str, ...] = ()  # e.g. a judged metric that went without the agent's context
     reruns: tuple[Fact, ...] = ()  # num_runs: auto: case key -> how many runs and why
     reruns_total: int = 0
+    judge_changes: tuple[str, ...] = ()  # metrics whose judge changed since the baseline (judge_notes.py)
+    judge_alert: str = "NOTE"
     budgets: tuple[BudgetRow, ...] = ()  # gate.budgets
 
 
@@ -216,17 +224,21 @@ def _argument_tally(result: CaseResult, run: RunRecord | None) -> str:
     return ", ".join(parts)
 
 
-def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
+def case_view(outcome: CaseOutcome, result: CaseResult | None, label: str) -> CaseView:
     worse = outcome.worse_metrics
     run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
     show_diffs = result is not None and Outcome(outcome.outcome).traits.shows_diff
     trajectory, aligned = _trajectory(result, run, expected, actual) if result is not None and show_diffs and expected else ("", False)
+    word, _ = case_words(Outcome(outcome.outcome), Status(outcome.status) if outcome.status else None)
     return CaseView(
         key=outcome.key,
+        label=label,
+        name=label.rsplit(SEPARATOR, 1)[-1],
         eval_id=outcome.eval_id,
         outcome=outcome.outcome,
+        word=word,
         status=outcome.status or "–",
         note=outcome.note,
         metrics=outcome.metrics,
@@ -334,6 +346,7 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
     """`every_case` keeps unchanged cases too (the HTML report lists every case)."""
     name = inline(suite or ",".join(results.suites))
     by_key = {case_key(c): c for c in results.cases}
+    labels = case_labels([*comparison.cases, *results.cases])
     alert, headline = _headline(comparison, name)
     again = rerun_cases(results)
     return ReportView(
@@ -344,14 +357,16 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         reasons=comparison.reasons + tuple(f"warning (gate.not_evaluated: warn): {w}" for w in comparison.warnings),
         has_baseline=comparison.has_baseline,
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
-        cases=tuple(case_view(c, by_key.get(c.key)) for c in comparison.cases if every_case or Outcome(c.outcome).traits.title),
+        cases=tuple(case_view(c, by_key.get(c.key), labels[c.key]) for c in comparison.cases if every_case or Outcome(c.outcome).traits.title),
         counts=comparison.counts,
         facts=_facts(results, tuple(c for c in comparison.costs if suite is None or c.suite == suite)),
         baseline_edited=comparison.baseline_edited,
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
         warnings=tuple(judged_blind_warnings(results)),
-        reruns=tuple(Fact(c.key, c.runs_note or "") for c in again[:RERUNS_SHOWN]),
+        reruns=tuple(Fact(labels[c.key], c.runs_note or "") for c in again[:RERUNS_SHOWN]),
         reruns_total=len(again),
+        judge_changes=judge_notes(comparison.judge_changes),
+        judge_alert=judge_alert(comparison.judge_changes),
         budgets=tuple(_budget_row(b) for b in comparison.budgets if suite is None or b.suite == suite),
     )

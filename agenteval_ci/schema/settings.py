@@ -28,8 +28,25 @@ class ModelPrice(StrictModel):
     long_prompt_tokens: int = Field(default=LONG_PROMPT_TOKENS, ge=1)
 
 
+class JudgeProviderSettings(StrictModel):
+    """How to reach one provider prefix of a judge model (`openai/...`, `azure/...`, or a name of
+    your own): every field left out keeps the provider's default (docs/judge.md, "Providers")."""
+
+    # The wire protocol: an OpenAI-compatible chat-completions endpoint, Azure OpenAI's
+    # deployments, Gemini through google-genai, or LiteLLM (the optional extra).
+    protocol: Optional[Literal["openai", "azure", "gemini", "litellm"]] = None
+    base_url: Optional[str] = None
+    api_key_env: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")  # the variable that holds the key
+    api_version: Optional[str] = None  # Azure OpenAI's api-version
+
+
 class JudgeSettings(StrictModel):
     """How LLM-judged metrics reach their model (see docs/judge.md)."""
+
+    # Every judged metric uses this model instead of its criterion's judge_model (a judge swap in
+    # one line); None keeps each criterion's own.
+    model: Optional[str] = Field(default=None, min_length=1)
+    providers: dict[str, JudgeProviderSettings] = Field(default_factory=dict)  # by the prefix of a judge model
 
     concurrency: int = Field(default=32, ge=1)  # one bound for all judge calls of a run
     request_timeout_seconds: float = Field(default=60.0, gt=0)

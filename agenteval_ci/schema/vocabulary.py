@@ -98,6 +98,11 @@ class Outcome(enum.StrEnum):
         """The name in words: `newly failing`."""
         return self.value.replace("_", " ")
 
+    @property
+    def word(self) -> str:
+        """The word that leads a changed case's line in every report: `NEWLY FAILING`."""
+        return self.words.upper()
+
 
 @dataclass(frozen=True)
 class OutcomeTraits:
@@ -107,6 +112,7 @@ class OutcomeTraits:
     colour: str  # in a terminal
     fails: bool = False  # annotated on the eval set as a failure
     shows_diff: bool = False  # reports show the run's trajectory and response against the expected ones
+    with_status: bool = False  # its word is followed by the case's PASS/FAIL (nothing to compare: that is the news)
 
 
 OUTCOMES: dict[Outcome, OutcomeTraits] = {
@@ -117,12 +123,27 @@ OUTCOMES: dict[Outcome, OutcomeTraits] = {
     Outcome.WORSENED: OutcomeTraits(20, "worsened", "Worsened (a score dropped by more than the tolerance)", "yellow", shows_diff=True),
     Outcome.FLAKY: OutcomeTraits(50, "flaky (runs disagree)", "Flaky (runs disagree)", "yellow", shows_diff=True),
     Outcome.INCOMPARABLE: OutcomeTraits(
-        80, "incomparable (the test changed; accept to compare again)", "Incomparable: the test changed, the baseline needs accepting", "yellow"
+        80, "incomparable (the test changed; accept to compare again)", "Incomparable: the test changed, the baseline needs accepting", "yellow",
+        with_status=True,
     ),
-    Outcome.NEW: OutcomeTraits(90, "new", "New cases", "dim", shows_diff=True),
+    Outcome.NEW: OutcomeTraits(90, "new", "New cases", "dim", shows_diff=True, with_status=True),
     Outcome.REMOVED: OutcomeTraits(100, "removed", "Removed cases", "dim"),
     Outcome.FIXED: OutcomeTraits(40, "fixed", "Fixed", "green"),
     Outcome.IMPROVED: OutcomeTraits(60, "improved", "Improved", "green"),
     Outcome.UNCHANGED: OutcomeTraits(70, None, None, ""),
 }
 BY_RANK = tuple(sorted(Outcome, key=lambda o: OUTCOMES[o].rank))  # the gate's counts and sort order
+
+
+def case_words(outcome: Outcome | None, status: Status | None) -> tuple[str, str]:
+    """What leads a case's line, and its colour: the outcome's word when the gate made news of
+    the case (`REGRESSED`, `FIXED`, `NEW (FAIL)`), else its status (`PASS`). A status never
+    follows an outcome it could contradict: a regressed case whose scores still pass is
+    `REGRESSED`, never `PASS ... regressed`."""
+    if outcome is not None and OUTCOMES[outcome].change is not None:
+        traits = OUTCOMES[outcome]
+        shown = f"{outcome.word} ({status.mark})" if traits.with_status and status is not None else outcome.word
+        return shown, traits.colour
+    if status is None:
+        return "–", ""
+    return status.mark, status.colour
