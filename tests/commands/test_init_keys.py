@@ -73,7 +73,7 @@ def test_weather_desk_names_both_keys_and_flags_the_install_that_does_not_build(
     with FakeGemini(responder=weather_model) as gemini:  # the key set: the first baseline, agent and judge on GEMINI_API_KEY
         again = _agenteval(["init"], project, GEMINI_API_KEY="fake-key", GOOGLE_GEMINI_BASE_URL=gemini.base_url)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "accepted all cases into .agenteval/baseline.json (2 case(s) in the baseline)" in again.stdout
+    assert "accepted all cases into .agenteval/baseline.json (2 case(s) in the baseline; their recorded outputs" in again.stdout
     assert "not set on this machine: WEATHER_API_KEY" in again.stdout
     assert any("tools" not in r.body for r in gemini.requests)  # the judge was asked too
 
