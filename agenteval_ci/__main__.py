@@ -1,3 +1,3 @@
-from agenteval_ci.cli import console
+from .cli import console
 
 console()

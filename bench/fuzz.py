@@ -381,7 +381,7 @@ class InitLayout:
     def representable(self) -> bool:
         """init must succeed: names it can write, one agent or every eval set in an agent's folder, nothing in the way."""
         names = [part for a in self.agents for part in a.split("/")] + [f for f, _ in self.evals]
-        from agenteval_ci.readers import is_utf8
+        from agenteval_ci.files.readers import is_utf8
 
         utf8 = all(is_utf8(n) for n in names)
         visible = all(not part.startswith(".") for a in self.agents for part in a.split("/"))

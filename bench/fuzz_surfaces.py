@@ -40,15 +40,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import pydantic  # noqa: E402
+from fuzz import in_process  # noqa: E402  (bench/fuzz.py: one CLI command in this process)
 
 from agenteval_ci.agents.python_callable import AgentReplyError, AgentSession, CallableConversation, DaemonThreads  # noqa: E402
-from agenteval_ci.metrics import REGISTRY, MetricInput  # noqa: E402
-from agenteval_ci.metrics.llm_hallucinations import steps_of  # noqa: E402
-from agenteval_ci.metrics.llm_judge import dialogue, render_prompt, tool_steps  # noqa: E402
-from agenteval_ci.rule_check import rule_problems  # noqa: E402
+from agenteval_ci.core.metrics import REGISTRY, MetricInput  # noqa: E402
+from agenteval_ci.core.metrics.llm_hallucinations import steps_of  # noqa: E402
+from agenteval_ci.core.metrics.llm_judge import dialogue, render_prompt, tool_steps  # noqa: E402
+from agenteval_ci.core.rule_check import rule_problems  # noqa: E402
 from agenteval_ci.schema import Content, EvalCase, FunctionCall, Invocation, MetricRun, ToolArgsCriterion  # noqa: E402
 from agenteval_ci.schema.eval_set import IntermediateData  # noqa: E402
-from fuzz import in_process  # noqa: E402  (bench/fuzz.py: one CLI command in this process)
 
 
 @dataclass

@@ -40,16 +40,14 @@ from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agenteval_ci.adaptive import FIRST_BASELINE_BUDGET, first_round_runs, plan_first_baseline, plan_round, within_limits  # noqa: E402
-from agenteval_ci.baseline import baseline_from_results  # noqa: E402
-from agenteval_ci.gate import compare  # noqa: E402
-from agenteval_ci.results_file import new_results  # noqa: E402
-from agenteval_ci.schema import AdaptiveInfo, CaseResult, EvalCase, MetricResult, MetricRun, Results, RunRecord, Status  # noqa: E402
-from agenteval_ci.schema.baseline import Baseline  # noqa: E402
-from agenteval_ci.schema.project import AdaptiveRuns  # noqa: E402
-from agenteval_ci.schema.settings import GateSettings  # noqa: E402
+from agenteval_ci.core.adaptive import FIRST_BASELINE_BUDGET, first_round_runs, plan_first_baseline, plan_round, within_limits
+from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.gate import compare
+from agenteval_ci.files.results import new_results
+from agenteval_ci.schema import AdaptiveInfo, CaseResult, EvalCase, MetricResult, MetricRun, Results, RunRecord, Status
+from agenteval_ci.schema.baseline import Baseline
+from agenteval_ci.schema.project import AdaptiveRuns
+from agenteval_ci.schema.settings import GateSettings
 
 METRIC = "tool_trajectory_avg_score"
 AUTO = AdaptiveRuns()  # the defaults: min_runs 1, max_runs 10, run_budget 3

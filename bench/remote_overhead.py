@@ -40,9 +40,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agenteval_ci.agents import load_agent  # noqa: E402
-from agenteval_ci.progress import Progress  # noqa: E402
-from agenteval_ci.project import load_project  # noqa: E402
-from agenteval_ci.run import run_suites  # noqa: E402
+from agenteval_ci.files.project import load_project  # noqa: E402
+from agenteval_ci.runner.progress import Progress  # noqa: E402
+from agenteval_ci.runner.suites import run_suites  # noqa: E402
 from tests.agents.remote.helpers import free_port, weather_case, write_project  # noqa: E402
 
 CONCURRENCY = 8

@@ -14,9 +14,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from agenteval_ci.progress import Progress
-from agenteval_ci.project import load_project
-from agenteval_ci.run import run_suites
+from agenteval_ci.files.project import load_project
+from agenteval_ci.runner.progress import Progress
+from agenteval_ci.runner.suites import run_suites
 
 AGENT = """
 import time

@@ -2,7 +2,7 @@
 
     python bench/score_vs_adk.py [--cases 2000] [--seed 7] [--repeat 3]
 
-Generates seeded cases with perturbed actual outputs (tests/metrics/casegen.py) into a temp
+Generates seeded cases with perturbed actual outputs (tests/core/metrics/casegen.py) into a temp
 dir: an eval set, an actual file and a test_config.json with tool_trajectory_avg_score and
 response_match_score. Then times, each in its own process:
   ours: `python -m agenteval_ci score EVALSET --actual ACTUAL --json OUT`
@@ -34,7 +34,7 @@ Scores = dict[str, dict[str, list]]  # eval_id -> metric -> [overall, per-invoca
 
 def write_inputs(folder: Path, cases: int, seed: int, words: tuple[int, int]) -> tuple[Path, Path]:
     sys.path.insert(0, str(ROOT))
-    from tests.metrics.casegen import generate
+    from tests.core.metrics.casegen import generate
 
     expected, actual = generate(seed=seed, num_cases=cases, eval_set_id="bench", words_per_reply=words)
     eval_set, actual_file = folder / "bench.evalset.json", folder / "actual.json"
@@ -66,7 +66,7 @@ def run_measured(command: list[str]) -> None:
 
 def adk_side(eval_set_path: str, actual_path: str, config_path: str, out_path: str) -> None:
     """What a user of google-adk runs: its readers, then its two evaluators per case."""
-    from google.adk.evaluation.eval_config import get_evaluation_criteria_or_default, get_eval_metrics_from_config
+    from google.adk.evaluation.eval_config import get_eval_metrics_from_config, get_evaluation_criteria_or_default
     from google.adk.evaluation.eval_set import EvalSet
     from google.adk.evaluation.final_response_match_v1 import RougeEvaluator
     from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator
@@ -92,13 +92,15 @@ def adk_side(eval_set_path: str, actual_path: str, config_path: str, out_path: s
 def our_metrics_only(eval_set_path: str, actual_path: str) -> float:
     """Seconds our two metric functions take on already-loaded cases (no I/O, no results file)."""
     sys.path.insert(0, str(ROOT))
-    from agenteval_ci.actuals import load_actuals
-    from agenteval_ci.loader import find_eval_config, load_eval_config, load_eval_set
-    from agenteval_ci.metrics import MetricInput
+    from agenteval_ci.agents.recorded import load_actuals
+    from agenteval_ci.core.metrics import MetricInput
+    from agenteval_ci.files.discovery import adk_eval_config
+    from agenteval_ci.files.eval_configs import load_eval_config
+    from agenteval_ci.files.eval_sets import load_eval_set
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases
     actual = load_actuals(actual_path)
-    metrics = [m for m in load_eval_config(find_eval_config(eval_set_path)).metrics if m.name in METRICS]
+    metrics = [m for m in load_eval_config(adk_eval_config([eval_set_path])).metrics if m.name in METRICS]
     start = time.perf_counter()
     for case in cases:
         for metric in metrics:
@@ -112,9 +114,9 @@ ALIGNMENT_METRICS = ("tool_trajectory_alignment_score", "tool_argument_match_sco
 def alignment_cost(eval_set_path: str, actual_path: str) -> dict[str, float]:
     """Seconds each of our alignment metrics takes (default rules) on the same loaded cases."""
     sys.path.insert(0, str(ROOT))
-    from agenteval_ci.actuals import load_actuals
-    from agenteval_ci.loader import load_eval_set
-    from agenteval_ci.metrics import REGISTRY, MetricInput
+    from agenteval_ci.agents.recorded import load_actuals
+    from agenteval_ci.core.metrics import REGISTRY, MetricInput
+    from agenteval_ci.files.eval_sets import load_eval_set
     from agenteval_ci.schema import ToolArgsCriterion
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases
@@ -183,7 +185,7 @@ def main() -> None:
     print(f"speed-up, whole process: {adk_wall / ours_wall:.1f}x, best of {args.repeat} each (target >= 5x)")
     print(f"metric computation only (in process, data loaded): agenteval {ours_metrics:.2f} s, "
           f"google-adk {adk_metrics:.2f} s, {adk_metrics / ours_metrics:.1f}x")
-    print(f"alignment metrics (in process, data loaded, default rules): "
+    print("alignment metrics (in process, data loaded, default rules): "
           + ", ".join(f"{name} {seconds:.2f} s" for name, seconds in aligned.items()))
     print(f"agenteval score with both alignment metrics added: {aligned_wall:.2f} s whole process "
           f"(+{aligned_wall - ours_wall:.2f} s over the default metrics)")

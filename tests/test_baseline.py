@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agenteval_ci.baseline import baseline_from_results, dump_baseline, load_baseline, results_id, write_baseline
+from agenteval_ci.core.baseline import baseline_from_results, dump_baseline, load_baseline, results_id, write_baseline
 from agenteval_ci.errors import InputError, UsageError
 from tests.report.scored import EXPECTED, lights, score, weather
 

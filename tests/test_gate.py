@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agenteval_ci.baseline import baseline_from_results
-from agenteval_ci.gate import compare, hard_break_p, holm, sign_test_p
+from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.gate import compare, hard_break_p, holm, sign_test_p
 from agenteval_ci.schema.settings import GateSettings
 from tests.report.scored import EXPECTED, Turn, lights, score, weather
 

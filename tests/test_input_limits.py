@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
+from agenteval_ci.core.shards import parse_shard
 from agenteval_ci.errors import InputError, UsageError
-from agenteval_ci.project import load_project
-from agenteval_ci.results_file import write_atomic
-from agenteval_ci.shards import parse_shard
+from agenteval_ci.files.project import load_project
+from agenteval_ci.files.writing import write_atomic
 from tests.unprivileged import agenteval, shared_folder
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "home_automation"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.judge.cache import DiskCache, cache_key
+from agenteval_ci.files.judge_cache import DiskCache, cache_key
 from tests.fuzz_engine import load_engine
 from tests.unprivileged import agenteval, shared_folder
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import random
 
-from agenteval_ci.sequential import GRID, CaseCounts, Counts, fit_prior, metric_evidence, predict
+from agenteval_ci.core.sequential import GRID, CaseCounts, Counts, fit_prior, metric_evidence, predict
 
 
 def _case(history: tuple[int, int], now: tuple[int, int], key: str = "k") -> CaseCounts:

@@ -14,15 +14,18 @@ import re
 import sys
 from dataclasses import dataclass
 
-from ..baseline import baseline_from_results, dump_baseline, refuse_unsound
+from ..core.baseline import baseline_from_results, dump_baseline, refuse_unsound
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
+from ..files.results import read_results
+from ..files.writing import write_atomic
 from ..github import Comment, Conflict, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
-from ..results_file import read_results, write_atomic
 from ..schema import Results
-from ..workflow import Runner
+from . import artifact
 from .event import IssueCommentEvent
+from .modes import github_repo
 from .publish import BaselineChoice, Target, baseline_of, digest, project_choices, publish
 from .settings import ActionSettings
+from .workflow import Runner
 
 COMMAND = "/agenteval accept"
 ALLOW_FAILED = "--allow-failed"
@@ -38,8 +41,10 @@ class AcceptCommand:
     allow_failed: bool = False  # accept even with failed runs or unevaluated gated metrics
 
 
-class Refused(Exception):
-    """Accepting is not possible now; the message is the reply to the commenter."""
+class Refused(AgentevalError):
+    """Accepting is not possible now; the message is the reply to the commenter, and the step fails."""
+
+    exit_code = EXIT_FAILED
 
 
 def parse_command(body: str) -> AcceptCommand | None:
@@ -77,20 +82,20 @@ def accepted_marker(number: int, text: str, login: str) -> str:
 
 def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results:
     """The results artifact that the PR's current head commit produced."""
-    from . import PULL_FILE, download_results, read_pull_file
-
     for run in repo.runs_for(pull.head.sha):
         if run.status != "completed" or run.head_sha != pull.head.sha:
             continue
         try:
-            files = download_results(s, repo, run.id)
+            files = artifact.download_results(s, repo, run.id)
+        except GitHubError:
+            raise
         except AgentevalError:
             continue  # a run of another workflow: no agenteval artifact
-        claimed = read_pull_file(files.get(PULL_FILE))
+        claimed = artifact.read_pull_file(files.get(artifact.PULL))
         if claimed is not None and claimed.head_sha not in (None, pull.head.sha):
             continue
-        path = s.results_dir / "results.json"
-        write_atomic(path, files["results.json"])
+        path = s.results_dir / artifact.RESULTS
+        write_atomic(path, files[artifact.RESULTS])
         return read_results(path)
     raise Refused(
         f"I found no agenteval results for this PR's head commit {pull.head.sha[:7]}. The head has moved since the "
@@ -107,8 +112,6 @@ def fork_instructions(path: str, old: str, new: str) -> str:
 
 
 def accept_mode(s: ActionSettings, runner: Runner) -> int:
-    from . import github_repo
-
     event = s.event
     if not isinstance(event, IssueCommentEvent):
         raise UsageError(f"mode accept runs on an issue_comment event, not {s.event_name or 'no event'!r} ($GITHUB_EVENT_NAME)")
@@ -133,17 +136,17 @@ def accept_mode(s: ActionSettings, runner: Runner) -> int:
             return EXIT_PASSED
         react_quietly(repo, runner, comment.id, "eyes")
         return accept(s, runner, repo, number, user.login, command, comment.id)
-    except (Refused, AgentevalError) as exc:  # e.g. a case id that is not in the results
-        runner.log_untrusted(str(exc))
-        if repo is not None:
-            reply(repo, number, str(exc))
-        return EXIT_FAILED
     except GitHubError as exc:  # before the commit: nothing was written
         if repo is not None and not isinstance(exc, Unreachable):
             with contextlib.suppress(GitHubError):
                 reply(repo, number, f"GitHub failed while I was accepting: {exc}. Nothing was committed; comment "
                       "`/agenteval accept` again once GitHub answers.")
         raise
+    except AgentevalError as exc:  # refused, or a case id that is not in the results: the reply says why
+        runner.log_untrusted(str(exc))
+        if repo is not None:
+            reply(repo, number, str(exc))
+        return EXIT_FAILED  # the step fails as a refusal does, whatever refused it
 
 
 def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: str, command: AcceptCommand, comment_id: int) -> int:
@@ -174,7 +177,7 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     accepted = PullRequest(pull.number, PullRef(commit, pull.head.ref, pull.head.repo), pull.base, pull.state)
     try:
         repo.update_comment(pending.id, f"{marker}\nBaseline accepted by @{login} for {what}: committed `{path}` in {commit[:7]}.")
-        publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), s.results_dir / "results.json")
+        publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), s.results_dir / artifact.RESULTS)
     except GitHubError as exc:  # the acceptance stands (its digest is recorded); the next push posts the verdict
         report_github_error(runner, f"the baseline is committed in {commit[:7]}, but posting the verdict failed: {exc}")
         return EXIT_BUG

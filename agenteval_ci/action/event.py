@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import InputError, Problem
 from ..github import PullRef, PullRequest
-from ..loader import problems_from
-from ..workflow import read_event
+from ..schema.problems import problems_from
+from .workflow import read_event
 
 GitHubId = Annotated[int, Field(ge=1, le=2**53)]  # GitHub's ids fit a JSON number exactly
 Sha = Annotated[str, Field(pattern=r"^[0-9a-f]{40}([0-9a-f]{24})?$")]  # SHA-1, or SHA-256 repositories

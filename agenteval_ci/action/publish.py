@@ -9,20 +9,21 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..baseline import load_baseline, parse_baseline
-from ..commands._common import project_settings
-from ..gate import Comparison, compare
+from ..core.baseline import load_baseline, parse_baseline
+from ..core.gate import Comparison, compare
+from ..core.settings import resolve_gate
+from ..files.project import project_settings
+from ..files.readers import parse_json
+from ..files.writing import write_atomic
 from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
-from ..loader import parse_json
 from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
-from ..results_file import write_atomic
-from ..schema import Results
+from ..schema import Outcome, Results, Verdict
 from ..schema.baseline import Baseline
 from ..schema.settings import GateSettings
-from ..workflow import Runner
+from . import artifact
 from .settings import ActionSettings
+from .workflow import Runner
 
-FAILING_OUTCOMES = ("regressed", "newly_failing", "unevaluated")
 CHECK_SUMMARY_LIMIT = 65535  # GitHub's limit on a check run's output.summary
 
 
@@ -65,9 +66,8 @@ def accepted_on_pull(repo: Repo, number: int, text: str) -> str:
 
 def project_choices(s: ActionSettings) -> tuple[str, GateSettings]:
     """agenteval.yaml's baseline (repo-relative) and gate, with the `fail-on` input applied."""
-    baseline, gate, _ = project_settings(str(s.in_workspace(s.config)))
-    gate = gate.model_copy(update={"fail_on": s.fail_on}) if s.fail_on else gate
-    return Path(os.path.relpath(baseline, s.workspace)).as_posix(), gate
+    project = project_settings(str(s.in_workspace(s.config)))
+    return Path(os.path.relpath(project.baseline, s.workspace)).as_posix(), resolve_gate(project.gate, s.gate_overrides)
 
 
 def baseline_of(file: FileContent | None, ref: str) -> Baseline | None:
@@ -109,9 +109,10 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Resu
     notes = []
     for case in comparison.cases:
         file = files.get((case.suite, case.eval_set_id, case.eval_id))
-        if case.outcome not in FAILING_OUTCOMES or not file:
+        outcome = Outcome(case.outcome)
+        if not outcome.traits.fails or not file:
             continue
-        message = f"{case.outcome.replace('_', ' ')}: {', '.join(case.worse_metrics) or 'see the report'}"
+        message = f"{outcome.words}: {', '.join(case.worse_metrics) or 'see the report'}"
         if case.note:
             message += f"\n{case.note}"
         path = Path(os.path.relpath(s.in_workspace(file), s.workspace)).as_posix()
@@ -121,17 +122,17 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Resu
 
 def write_reports(s: ActionSettings, comparison: Comparison, results: Results, comment: str) -> Path:
     s.results_dir.mkdir(parents=True, exist_ok=True)
-    write_atomic(s.results_dir / "comment.md", comment)
-    write_atomic(s.results_dir / "comparison.json", comparison_json(comparison))
-    write_atomic(s.results_dir / "junit.xml", render_junit(results, comparison))
-    report = s.results_dir / "report.html"
+    write_atomic(s.results_dir / artifact.COMMENT, comment)
+    write_atomic(s.results_dir / artifact.COMPARISON, comparison_json(comparison))
+    write_atomic(s.results_dir / artifact.JUNIT, render_junit(results, comparison))
+    report = s.results_dir / artifact.REPORT
     write_atomic(report, render_html(comparison, results))
     return report
 
 
-def post_comment(repo: Repo, runner: Runner, target: Target, suite: str, body: str) -> str:
+def post_comment(repo: Repo, runner: Runner, pull: PullRequest, suite: str, body: str) -> str:
     try:
-        comment = repo.upsert_comment(target.pull.number, comment_marker(suite), body)
+        comment = repo.upsert_comment(pull.number, comment_marker(suite), body)
     except (Forbidden, NotFound) as exc:
         runner.warning(f"could not post the PR comment ({exc.status}: {exc.message}); the job summary has the report")
         return ""
@@ -144,7 +145,7 @@ def post_comment(repo: Repo, runner: Runner, target: Target, suite: str, body: s
 def post_check(s: ActionSettings, repo: Repo, runner: Runner, target: Target, comparison: Comparison,
                summary: str, annotations: list[Annotation]) -> None:
     """A check run; a token that may not create one (403/404, e.g. a fork's) gets a commit status instead."""
-    conclusion = "success" if comparison.verdict == "passed" else "failure"
+    conclusion = "success" if comparison.verdict == Verdict.PASSED else "failure"
     title = f"{comparison.verdict}: {comparison.regressions} regression(s)"
     try:
         repo.create_check(s.check_name, target.head_sha, conclusion, title, summary, annotations=annotations, details_url=s.run_url or None)
@@ -189,7 +190,7 @@ def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Resul
                       f"the verdict is in the job summary and {s.results_dir.name}/")
     else:
         if s.comment and target.pull is not None:
-            comment_url = post_comment(repo, runner, target, suite, comment)
+            comment_url = post_comment(repo, runner, target.pull, suite, comment)
         if s.check and target.head_sha:
             post_check(s, repo, runner, target, comparison, comment, annotations)
     emit_errors(runner, annotations)

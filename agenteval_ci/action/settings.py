@@ -8,14 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..agent_env import AgentEnv, agent_env_from
 from ..errors import UsageError
 from ..schema.project import DEFAULT_PROJECT_FILE
-from ..workflow import input_flag, input_value
+from ..schema.settings import GateSettings
+from ..schema.vocabulary import FailOn
+from .agent_env import AgentEnv, agent_env_from
 from .event import Event, parse_event
+from .workflow import input_flag, input_value
 
 MODES = ("auto", "run", "publish", "accept", "merge")
-FAIL_ON = ("", "regression", "threshold", "never")
 MODE_BY_EVENT = {
     "pull_request": "run", "pull_request_target": "run", "push": "run", "workflow_dispatch": "run",
     "schedule": "run", "merge_group": "run", "workflow_run": "publish", "issue_comment": "accept",
@@ -37,7 +38,7 @@ class ActionSettings:
     mode: str
     suite: str
     shard: str
-    fail_on: str
+    fail_on: FailOn | None  # None: agenteval.yaml's
     comment: bool
     check: bool
     install: str
@@ -47,6 +48,12 @@ class ActionSettings:
     app_login: str | None = None  # input app-login: the bot a GitHub App's token comments as
     github_backoff_seconds: float = 0.5  # the first retry's wait; doubles up to 5 retries
     agent_env: AgentEnv | None = None  # the image's environment for the user's packages (agent_env.py)
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's credentials, the terminal's colour
+
+    @property
+    def gate_overrides(self) -> GateSettings:
+        """The gate settings the inputs give (only `fail-on`), over agenteval.yaml's."""
+        return GateSettings.model_construct(fail_on=self.fail_on) if self.fail_on else GateSettings.model_construct()
 
     @property
     def run_url(self) -> str:
@@ -69,8 +76,8 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
     if mode not in MODES:
         raise UsageError(f"input 'mode' must be one of {', '.join(MODES)}, not {mode!r}")
     fail_on = input_value(env, "fail-on")
-    if fail_on not in FAIL_ON:
-        raise UsageError(f"input 'fail-on' must be one of {', '.join(FAIL_ON[1:])}, not {fail_on!r}")
+    if fail_on and fail_on not in tuple(FailOn):
+        raise UsageError(f"input 'fail-on' must be one of {', '.join(FailOn)}, not {fail_on!r}")
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     event_name = env.get("GITHUB_EVENT_NAME", "")
     suite = input_value(env, "suite")
@@ -88,7 +95,7 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         mode=resolve_mode(mode, event_name),
         suite=suite,
         shard=input_value(env, "shard"),
-        fail_on=fail_on,
+        fail_on=FailOn(fail_on) if fail_on else None,
         comment=input_flag(env, "comment", True),
         check=input_flag(env, "check", True),
         install=input_value(env, "install"),
@@ -98,6 +105,7 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         app_login=parse_app_login(input_value(env, "app-login")),
         github_backoff_seconds=backoff_seconds(env.get("AGENTEVAL_GITHUB_BACKOFF_SECONDS", "0.5")),
         agent_env=agent_env_from(env),
+        environ=env,
     )
 
 

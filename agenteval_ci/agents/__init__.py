@@ -63,7 +63,7 @@ class Agent(Protocol):
 def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int = 8, where: str = "", turn_timeout: float = 300.0) -> Agent:
     """The adapter for a suite's `agent`: an agent served over HTTP, a Python callable, else an
     ADK folder or module. `where` names the config key the spec came from, for the error message;
-    `turn_timeout` also bounds a remote agent's session opening (run.py bounds each turn)."""
+    `turn_timeout` also bounds a remote agent's session opening (runner/suites.py bounds each turn)."""
     if isinstance(spec, RemoteAgentConfig):
         from .remote import load_remote_agent
 

@@ -108,7 +108,7 @@ def _worth_keeping(event: Any) -> bool:
 
 def events_to_invocation(user_content: Content, events: list[Any], duration: float, app_details: Optional[AppDetails] = None) -> Invocation:
     """One user turn's events -> one Invocation, as ADK's EvaluationGenerator records it."""
-    final_event = None
+    final_event: Any = None
     for event in events:
         if event.content and event.content.parts and event.is_final_response():
             has_text = any(p.text for p in event.content.parts)

@@ -358,6 +358,7 @@ class DaemonThreads:
             future.set_exception(error) if error is not None else future.set_result(value)
 
         def work() -> None:
+            error: BaseException | None
             with self._slots:
                 try:
                     value, error = function(*args), None

@@ -1,8 +1,7 @@
-"""Small helpers the commands share."""
+"""What the commands share: where their results go, how the table looks, warnings."""
 
 from __future__ import annotations
 
-import argparse
 import errno
 import fnmatch
 import gc
@@ -10,22 +9,37 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from ..discovery import default_results, find_project_file, project_root
 from ..errors import Problem, UsageError
-from ..readers import printable, regular_or_kind
-from ..report.console import Style
+from ..files.readers import printable, regular_or_kind
+from ..files.results import write_results
+from ..report.console import PLAIN, Style
 from ..report.table import render_table
 from ..report.view import judged_blind_warnings
-from ..results_file import write_results
 from ..schema import Results
-from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE
-from ..schema.settings import GateSettings
 
 if TYPE_CHECKING:
-    from ..gate import Comparison
+    from ..core.gate import Comparison
+
+
+@dataclass(frozen=True)
+class Done:
+    """What every command ends with: the process's exit code."""
+
+    exit_code: int
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where a command's results file goes and how its table is printed."""
+
+    json: str | None = None  # the results file ('-' for stdout)
+    detailed: bool = False  # adk eval's per-turn details
+    quiet: bool = False  # no table
+    style: Style = PLAIN
 
 
 def print_warnings(warnings: Iterable[Problem | str]) -> None:
@@ -46,73 +60,30 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def output_results(results: Results, args: argparse.Namespace, warnings: Iterable[Problem] = ()) -> None:
-    """`--json OUT` (the file keeps the load warnings, already printed when found, and those
+def output_results(results: Results, output: Output, warnings: Iterable[Problem] = ()) -> None:
+    """The results file (it keeps the load warnings, already printed when found, and those
     about the scores), then the table unless the results went to stdout."""
-    save_results(results, args, warnings)
-    print_table(results, args)
+    save_results(results, output, warnings)
+    print_table(results, output)
 
 
-def save_results(results: Results, args: argparse.Namespace, warnings: Iterable[Problem] = ()) -> None:
+def save_results(results: Results, output: Output, warnings: Iterable[Problem] = ()) -> None:
     about_scores = judged_blind_warnings(results)
     print_warnings(about_scores)
-    if args.json:
-        write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *about_scores]}), args.json)
+    if output.json:
+        write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *about_scores]}), output.json)
 
 
-def print_table(results: Results, args: argparse.Namespace, comparison: Comparison | None = None) -> None:
+def print_table(results: Results, output: Output, comparison: Comparison | None = None) -> None:
     """The table, each case tagged with its outcome against the baseline when there is one;
     not with `--quiet`, nor when stdout carries the results file."""
-    if args.json == "-" or getattr(args, "quiet", False):
+    if output.json == "-" or output.quiet:
         return
     outcomes = {c.key: c.outcome for c in comparison.cases} if comparison and comparison.has_baseline else None
-    print(render_table(results, detailed=args.print_detailed_results, style=Style.of(sys.stdout), outcomes=outcomes))
+    print(render_table(results, detailed=output.detailed, style=output.style, outcomes=outcomes))
 
 
-def add_detailed_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--print_detailed_results", "--print-detailed-results", "--detailed", dest="print_detailed_results", action="store_true",
-        help="as adk eval: per run and turn, the prompt, expected vs actual response and tool calls, and each metric's score",
-    )
-
-
-def add_config_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--config", metavar="YAML",
-        help=f"read the baseline path and gate settings from this project file (default: the nearest {DEFAULT_PROJECT_FILE} here or above)",
-    )
-
-
-class ProjectSettings(NamedTuple):
-    baseline: Path  # relative to the yaml's folder
-    gate: GateSettings
-    baseline_given: bool  # agenteval.yaml names it: a missing file is an error, not a first run
-
-
-def project_settings(config: str | None) -> ProjectSettings:
-    """Baseline path and gate settings of the project file (given, or the nearest above the
-    working folder), or the defaults under the project root: one baseline per project, from
-    whichever subfolder a command runs."""
-    path = config or find_project_file()
-    if path is None:
-        return ProjectSettings(project_root() / DEFAULT_BASELINE, GateSettings(), False)
-    from ..project import read_project_config  # yaml and the suite loader: not every command needs them
-
-    project = read_project_config(path)
-    return ProjectSettings(Path(path).parent / project.baseline, project.gate, project.baseline_named)
-
-
-def results_path(args: argparse.Namespace) -> str:
-    """RESULTS as given, else the file `agenteval run` writes by default."""
-    if args.results:
-        return args.results
-    path = default_results(args.config)
-    if not path.is_file():
-        raise UsageError(f"no results file at {path.as_posix()}: run `agenteval run` first, or name a results file")
-    return str(path)
-
-
-def files_in(paths: list[str], patterns: Iterable[str]) -> list[Path]:
+def files_in(paths: Iterable[str], patterns: Iterable[str]) -> list[Path]:
     """Files named, and the files under folders named that match a pattern, sorted per folder."""
     files: list[Path] = []
     for raw in paths:

@@ -1,55 +1,40 @@
-"""`agenteval compare RESULTS [--baseline PATH] [--fail-on ...] [--json OUT] [--md OUT]`."""
+"""`agenteval compare [RESULTS]`: the noise-aware gate against the baseline."""
 
 from __future__ import annotations
 
-import argparse
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
-import pydantic
-
-from ..baseline import load_baseline
-from ..errors import UsageError
-from ..gate import Comparison, compare
+from ..core.baseline import load_baseline
+from ..core.gate import Comparison, compare
+from ..core.settings import resolve_gate
+from ..files.discovery import results_to_read
+from ..files.project import project_settings
+from ..files.results import read_results
+from ..files.writing import write_atomic
 from ..report import comparison_json, render_comment
 from ..report.console import PLAIN, Style, render_changes
-from ..results_file import read_results, write_atomic
-from ..schema import Results
-from ..schema.project import DEFAULT_BASELINE, DEFAULT_RESULTS
+from ..schema import Outcome, Results, Verdict
+from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
-from ._common import ProjectSettings, add_config_option, project_settings, results_path
-
-_GATE_FLAGS = ("fail_on", "tolerance", "confidence", "seed")
+from ._common import Done
 
 
-def add_gate_options(parser: argparse.ArgumentParser) -> None:
-    """Flags override agenteval.yaml's `gate:` and `baseline:`, which override the defaults."""
-    defaults = GateSettings()
-    add_config_option(parser)
-    parser.add_argument("--baseline", help=f"the baseline file (default: agenteval.yaml's `baseline`, else {DEFAULT_BASELINE})")
-    parser.add_argument("--fail-on", choices=["regression", "threshold", "never"],
-                        help=f"regression: noise-aware comparison with the baseline; threshold: ADK's absolute rule; never: report only (default {defaults.fail_on})")
-    parser.add_argument("--tolerance", type=float, help=f"a metric's mean may drop this much without failing (default {defaults.tolerance})")
-    parser.add_argument("--confidence", type=float, help=f"confidence level of the gate's tests (default {defaults.confidence})")
-    parser.add_argument("--seed", type=int, help=f"seed of the bootstrap: same inputs, same verdict (default {defaults.seed})")
+@dataclass(frozen=True)
+class CompareSettings:
+    results: str | None = None  # default: the file `run` writes
+    config: str | None = None  # agenteval.yaml (default: the nearest above)
+    baseline: str | None = None  # default: agenteval.yaml's
+    gate: GateSettings = field(default_factory=GateSettings.model_construct)  # overrides: only the settings given
+    json: str | None = None  # the comparison ('-' for stdout)
+    md: str | None = None  # the PR comment ('-' for stdout)
+    style: Style = PLAIN
 
 
-def baseline_and_gate(args: argparse.Namespace) -> ProjectSettings:
-    """The baseline, the gate with the flags applied, and whether the baseline was named (must exist)."""
-    baseline, settings, given = project_settings(args.config)
-    overrides = {name: getattr(args, name) for name in _GATE_FLAGS if getattr(args, name) is not None}
-    try:
-        settings = GateSettings.model_validate({**settings.model_dump(), **overrides})
-    except pydantic.ValidationError as exc:
-        raise UsageError("; ".join(f"--{e['loc'][0].replace('_', '-')}: {e['msg']}" for e in exc.errors())) from None
-    return ProjectSettings(Path(args.baseline) if args.baseline else baseline, settings, bool(args.baseline) or given)
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results", nargs="?", help=f"a results file (default: {DEFAULT_RESULTS} in the project's folder)")
-    add_gate_options(parser)
-    parser.add_argument("--json", metavar="OUT", help="write the comparison as JSON ('-' for stdout)")
-    parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown ('-' for stdout)")
+@dataclass(frozen=True)
+class Compared(Done):
+    comparison: Comparison
 
 
 def _write(path: str, text: str) -> None:
@@ -80,26 +65,27 @@ def first_run_notice(baseline_path: str | Path) -> str:
 
 
 def verdict_line(comparison: Comparison, style: Style = PLAIN) -> str:
-    counts = ", ".join(f"{n} {o.replace('_', ' ')}" for o, n in comparison.counts.items() if n)
+    counts = ", ".join(f"{n} {Outcome(o).words}" for o, n in comparison.counts.items() if n)
     reasons = list(comparison.reasons) or ["no credible regression"]
     why = f" {reasons[0]}" if len(reasons) == 1 else "".join(f"\n  - {r}" for r in reasons)  # one per line when several
     basis = "" if comparison.has_baseline else " (no baseline: thresholds only; create one with `agenteval accept` once these results are right)"
-    verdict = style.paint(f"gate {comparison.verdict}", "red" if comparison.verdict == "failed" else "green")
+    verdict = style.paint(f"gate {comparison.verdict}", "red" if comparison.verdict == Verdict.FAILED else "green")
     return f"{verdict}{basis}:{why}\ncases: {counts or 'none'}"
 
 
-def print_verdict(comparison: Comparison, prefix: str = "", leading_blank: bool = False) -> None:
+def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leading_blank: bool = False) -> None:
     """The cases that changed, named with their metrics baseline → PR, then the verdict."""
-    style = Style.of(sys.stdout)
     changes = render_changes(comparison, style) if comparison.has_baseline else ""
     text = f"{changes}\n\n{prefix}{verdict_line(comparison, style)}" if changes else f"{prefix}{verdict_line(comparison, style)}"
     print(("\n" if leading_blank else "") + text)
 
 
-def run(args: argparse.Namespace) -> int:
-    results = read_results(results_path(args))
-    baseline, settings, required = baseline_and_gate(args)
-    comparison = compare_and_report(results, baseline, settings, required=required, md_out=args.md, json_out=args.json)
-    if "-" not in (args.md, args.json):
-        print_verdict(comparison)
-    return comparison.exit_code
+def compare_results(settings: CompareSettings) -> Compared:
+    results = read_results(results_to_read(settings.results, settings.config))
+    project = project_settings(settings.config)
+    target = project.baseline_target(settings.baseline)
+    gate = resolve_gate(project.gate, settings.gate)
+    comparison = compare_and_report(results, target.path, gate, required=target.required, md_out=settings.md, json_out=settings.json)
+    if "-" not in (settings.md, settings.json):
+        print_verdict(comparison, settings.style)
+    return Compared(comparison.exit_code, comparison)

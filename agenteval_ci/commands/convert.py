@@ -17,37 +17,37 @@ nothing is edited and the exact edit is printed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..baseline import load_baseline, write_baseline
-from ..conversion import Converted, GlobEdit, SuiteFiles, carried_baseline, edited_yaml, renamed_glob, with_globs
-from ..discovery import find_project_file
+from ..core.baseline import load_baseline, write_baseline
 from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Problem, UsageError
-from ..loader import LoadedEvalSet, load_eval_set, read_json, session_from
-from ..project import eval_set_files, read_project_config
-from ..readers import parse_yaml, printable, read_bytes, read_text, regular_or_kind
-from ..results_file import write_atomic
+from ..files.conversion import Converted, GlobEdit, SuiteFiles, carried_baseline, edited_yaml, renamed_glob, with_globs
+from ..files.discovery import find_project_file
+from ..files.eval_sets import LoadedEvalSet, load_eval_set, session_from
+from ..files.project import eval_set_files, read_project_config
+from ..files.readers import parse_yaml, printable, read_bytes, read_json, read_text, regular_or_kind
+from ..files.writing import write_atomic
 from ..schema import EvalCase, EvalSet
 from ..schema.eval_set import SessionInput
 from ..schema.project import DEFAULT_PROJECT_FILE, ProjectConfig
-from ._common import add_config_option, files_in
+from ._common import Done, files_in
 
 SESSION_FILE_NAME = "initial.session.json"
 LEGACY_SUFFIX = ".test.json"
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="legacy .test.json files, or folders to search for them")
-    parser.add_argument("--initial-session", metavar="FILE",
-                        help=f"the session every case starts from, as AgentEvaluator's initial_session_file (default: {SESSION_FILE_NAME} beside each file, when present)")
-    parser.add_argument("--force", action="store_true", help="overwrite an existing .evalset.json that differs")
-    add_config_option(parser)
+@dataclass(frozen=True)
+class ConvertSettings:
+    paths: tuple[str, ...]  # legacy .test.json files, or folders to search for them
+    initial_session: str | None = None  # default: initial.session.json beside each file, when present
+    force: bool = False  # overwrite an existing .evalset.json that differs
+    config: str | None = None  # agenteval.yaml to move over (default: the nearest above)
 
 
 def eval_set_id_for(path: Path) -> str:
@@ -118,25 +118,26 @@ def convert_file(source: Path, session_file: Optional[str], force: bool, taken: 
     return f"wrote   {target.as_posix()} ({len(conversion.eval_set.eval_cases)} case(s) from {source.as_posix()}{with_session})", conversion
 
 
-def run(args: argparse.Namespace) -> int:
-    files = files_in(args.paths, [f"*{LEGACY_SUFFIX}"])
+def convert(settings: ConvertSettings) -> Done:
+    files = files_in(settings.paths, [f"*{LEGACY_SUFFIX}"])
     if not files:
-        raise UsageError(f"no *{LEGACY_SUFFIX} files in " + ", ".join(args.paths))
-    failed, conversions, taken = 0, [], {}
+        raise UsageError(f"no *{LEGACY_SUFFIX} files in " + ", ".join(settings.paths))
+    failed, conversions = 0, []
+    taken: dict[Path, Path] = {}
     for source in files:
         try:
-            line, conversion = convert_file(source, args.initial_session, args.force, taken)
+            line, conversion = convert_file(source, settings.initial_session, settings.force, taken)
             print(line)
             conversions += [conversion] if conversion else []
         except (InputError, UsageError) as exc:
             failed += 1
             print(f"FAILED  {source.as_posix()}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
-    project = args.config or find_project_file()
+    project = settings.config or find_project_file()
     if conversions and project is not None:
         failed += not move_project(Path(project), conversions)
     elif conversions:
         print(f"\nno {DEFAULT_PROJECT_FILE} here or above: run the new .evalset.json files instead of the legacy ones, then delete those")
-    return EXIT_USAGE if failed else EXIT_PASSED
+    return Done(EXIT_USAGE if failed else EXIT_PASSED)
 
 
 # ---------------------------------------------------------------- the project follows
@@ -186,8 +187,8 @@ def _planned_edits(name: str, config: ProjectConfig, base_dir: Path, conversions
         if not legacy:
             suites.append(SuiteFiles(suite.name, now, now))
             continue
-        renamed = {j: renamed_glob(suite.eval_sets[j]) for j in legacy}
-        if all(renamed.values()) and _runs_exactly(wanted, [
+        renamed = {j: new for j in legacy if (new := renamed_glob(suite.eval_sets[j])) is not None}
+        if len(renamed) == len(legacy) and _runs_exactly(wanted, [
                 _matches(name, f"{at}[{j}]", base_dir, renamed[j]) if j in renamed else files for j, files in enumerate(before)]):
             edits += [GlobEdit(i, j, suite.eval_sets[j], renamed[j]) for j in legacy]
             suites.append(SuiteFiles(suite.name, now, wanted))

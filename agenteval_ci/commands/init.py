@@ -13,7 +13,6 @@ and a name it cannot represent (bytes that are not UTF-8) is refused with exit 2
 
 from __future__ import annotations
 
-import argparse
 import glob
 import json
 import os
@@ -21,6 +20,7 @@ import re
 import shlex
 import stat
 import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path, PurePosixPath
@@ -30,14 +30,16 @@ from typing import Any
 import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
-from ..adaptive import FIRST_BASELINE_RUNS
-from ..agent_logs import LOG_FILE
-from ..discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
-from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError
-from ..readers import is_utf8, parse_yaml, path_problem, printable, read_bytes, read_json, regular_or_kind
-from ..results_file import write_atomic
+from ..agents.logs import LOG_FILE
+from ..core.adaptive import FIRST_BASELINE_RUNS
+from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
+from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
+from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
+from ..files.writing import write_atomic
+from ..report.console import PLAIN, Style
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..schema.settings import JudgeSettings
+from ._common import Done, Output
 
 GATE_WORKFLOW = ".github/workflows/agenteval.yml"
 ACCEPT_WORKFLOW = ".github/workflows/agenteval-accept.yml"
@@ -48,10 +50,14 @@ _AGENT_DEFINITION = re.compile(r"^\s*(root_agent\s*[:=]|app\s*[:=]\s*App\(|(asyn
 _EVAL_SUFFIXES = (".evalset.json", ".test.json")
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("folder", nargs="?", default=".", help="the project's root folder (default: the current folder)")
-    parser.add_argument("--force", action="store_true", help="overwrite files agenteval wrote before, and re-run to replace the baseline")
-    parser.add_argument("--no-run", action="store_true", help="write the files only; run and accept later (`agenteval run --new-baseline && agenteval accept`)")
+@dataclass(frozen=True)
+class InitSettings:
+    folder: str = "."  # the project's root folder
+    force: bool = False  # overwrite files agenteval wrote before, and re-run to replace the baseline
+    run: bool = True  # False (--no-run): write the files only; run and accept later
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for the first run's judge
+    style: Style = PLAIN
+    progress_bar: bool = False
 
 
 # ---------------------------------------------------------------- the layout
@@ -80,7 +86,7 @@ def _owner(path: str, agents: list[str]) -> str | None:
     return max(holders, key=len) if holders else None
 
 
-def _walk(root: Path, unreadable: list[str]):
+def _walk(root: Path, unreadable: list[str]) -> Iterator[tuple[Path, list[str]]]:
     """(folder relative to root, regular file names) for every folder worth searching. Symlinked
     folders are not entered (a loop), and a folder that cannot be listed is noted, not fatal."""
     def note(error: OSError) -> None:
@@ -246,7 +252,7 @@ def render_yaml(data: dict[str, Any]) -> str:
 
 def checked_project_yaml(layout: Layout) -> str:
     """agenteval.yaml's text, proven to load as `run` loads it (eval sets, configs, rules)."""
-    from ..project import resolve_project, validated_config
+    from ..files.project import resolve_project, validated_config
 
     text = render_yaml(project_data(layout))
     name = printable(layout.root / DEFAULT_PROJECT_FILE)
@@ -346,16 +352,20 @@ def _append(path: Path, data: bytes) -> None:
         raise UsageError(f"{printable(path)}: cannot append to it: {path_problem(exc)}") from None
 
 
-def _first_baseline(root: Path) -> None:
+def _first_baseline(root: Path, settings: InitSettings) -> None:
     """Run the suites for a new baseline and accept the results, as a user would type it."""
-    from ..cli import dispatch
+    from .accept import AcceptSettings, accept
+    from .run import RunSettings, run
 
     config = str(root / DEFAULT_PROJECT_FILE)
     print(f"\nrunning the suites for a first baseline (every case {FIRST_BASELINE_RUNS} times, to tell flaky cases from "
           f"deterministic ones; docs/baseline.md): agenteval run --config {config} --new-baseline", flush=True)
-    code = dispatch(["run", "--config", config, "--new-baseline"])
+    check_arguments([config])  # as `agenteval run --config CONFIG --new-baseline` would
+    first = RunSettings(config=config, new_baseline=True, output=Output(style=settings.style),
+                        progress_bar=settings.progress_bar, environ=settings.environ)
+    code = run(first).exit_code
     try:
-        dispatch(["accept", "--config", config])
+        accept(AcceptSettings(config=config))
     except AgentevalError as exc:
         print(f"\nno baseline written: {exc}\nfix that, then: agenteval run --new-baseline && agenteval accept")
         return
@@ -410,7 +420,7 @@ def _project_root(folder: str) -> Path:
 
 def _kept_config_loads(root: Path) -> None:
     """An agenteval.yaml init keeps must load, or the gate it sets up cannot run."""
-    from ..project import load_project
+    from ..files.project import load_project
 
     try:
         load_project(root / DEFAULT_PROJECT_FILE)
@@ -419,8 +429,8 @@ def _kept_config_loads(root: Path) -> None:
                          f"`agenteval init --force`:\n{exc}") from None
 
 
-def run(args: argparse.Namespace) -> int:
-    root = _project_root(args.folder)
+def init(settings: InitSettings) -> Done:
+    root = _project_root(settings.folder)
     layout = detect(root)
     print(f"found: {len(layout.agents)} ADK agent(s) ({', '.join(map(printable, layout.agents)) or 'none'}), "
           f"{len(layout.eval_files)} eval file(s), {len(layout.configs)} eval config(s); "
@@ -431,10 +441,10 @@ def run(args: argparse.Namespace) -> int:
         if _shadows_a_module(agent, root):
             print(f"note:     the agent folder {printable(agent)} has the name of an installed module; its absolute imports "
                   "of itself may not work, and `python -m` from this folder imports the folder instead of the module")
-    writer = Writer(root, args.force)
+    writer = Writer(root, settings.force)
     for rel in (DEFAULT_PROJECT_FILE, GATE_WORKFLOW, ACCEPT_WORKFLOW, ".gitignore", DEFAULT_RESULTS, DEFAULT_BASELINE):
         writer.check(rel)
-    keep_config = os.path.lexists(root / DEFAULT_PROJECT_FILE) and not args.force
+    keep_config = os.path.lexists(root / DEFAULT_PROJECT_FILE) and not settings.force
     if keep_config:
         _kept_config_loads(root)
         print(f"kept      {DEFAULT_PROJECT_FILE} (it exists; --force replaces it)")
@@ -444,13 +454,13 @@ def run(args: argparse.Namespace) -> int:
     writer.write(ACCEPT_WORKFLOW, workflow("accept.yml", DEFAULT_PROJECT_FILE, layout.install))
     for generated in (DEFAULT_RESULTS, LOG_FILE.as_posix()):
         writer.ignore(f"/{generated}")
-    if args.no_run:
+    if not settings.run:
         print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")
-    elif (root / DEFAULT_BASELINE).is_file() and not args.force:
+    elif (root / DEFAULT_BASELINE).is_file() and not settings.force:
         print(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:
-        _first_baseline(root)
+        _first_baseline(root, settings)
     if {GATE_WORKFLOW, ACCEPT_WORKFLOW} & set(writer.written):
         print(f"\n{action_note()}")
     print(next_steps(layout, [DEFAULT_PROJECT_FILE, ".gitignore", GATE_WORKFLOW, ACCEPT_WORKFLOW, DEFAULT_BASELINE]))
-    return EXIT_PASSED
+    return Done(EXIT_PASSED)

@@ -2,120 +2,28 @@
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 
-from ..errors import EXIT_PASSED, InputError, Problem
-from ..results_file import new_results, read_results, write_results
-from ..schema import AdaptiveInfo, JudgeUsage, Results, RunStats, TokenCounts
-
-
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results", nargs="+", metavar="RESULTS", help="results files, one per shard")
-    parser.add_argument("--json", metavar="OUT", required=True, help="write the merged results file here ('-' for stdout)")
+from ..core.shards import merge
+from ..errors import EXIT_PASSED
+from ..files.results import read_results, utc_timestamp, write_results
+from ..schema import Results
+from ._common import Done
 
 
-def check_shards(named: list[tuple[str, Results]]) -> None:
-    """Every file a shard of the same split, each shard once, none missing, no case twice."""
-    problems = [Problem(name, "$.shard", "not a shard (run with --shard I/N)") for name, r in named if r.shard is None]
-    if problems:
-        raise InputError(problems)
-    count = named[0][1].shard.count
-    for name, r in named:
-        if r.shard.count != count:
-            problems.append(Problem(name, "$.shard.count", f"is {r.shard.count}, but {named[0][0]} is a shard of {count}"))
-        if (r.adaptive is None) != (named[0][1].adaptive is None):
-            problems.append(Problem(name, "$.adaptive", f"num_runs: auto in one shard but not in {named[0][0]}"))
-        elif r.adaptive is None and r.num_runs != named[0][1].num_runs:
-            problems.append(Problem(name, "$.num_runs", f"is {r.num_runs}, but {named[0][0]} has {named[0][1].num_runs}"))
-        if r.case_filter != named[0][1].case_filter:
-            problems.append(Problem(name, "$.case_filter", f"is {r.case_filter}, but {named[0][0]} has {named[0][1].case_filter}"))
-    seen: dict[int, str] = {}
-    for name, r in named:
-        if r.shard.index in seen:
-            problems.append(Problem(name, "$.shard.index", f"shard {r.shard.index}/{count} is also {seen[r.shard.index]}"))
-        seen.setdefault(r.shard.index, name)
-    missing = sorted(set(range(1, count + 1)) - set(seen))
-    if missing and not problems:
-        problems.append(Problem(named[0][0], "$.shard", f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing from the merge"))
-    owner: dict[tuple[str, str, str], str] = {}
-    for name, r in named:
-        for i, case in enumerate(r.cases):
-            key = (case.suite, case.eval_set_id, case.eval_id)
-            if key in owner:
-                problems.append(Problem(name, f"$.cases[{i}]", f"case {case.eval_set_id}/{case.eval_id} is also in {owner[key]}"))
-            owner.setdefault(key, name)
-    if problems:
-        raise InputError(problems)
+@dataclass(frozen=True)
+class MergeSettings:
+    results: tuple[str, ...]  # one file per shard
+    json: str  # the merged file ('-' for stdout)
 
 
-def merge(named: list[tuple[str, Results]]) -> Results:
-    check_shards(named)
-    ordered = [r for _, r in sorted(named, key=lambda item: item[1].shard.index)]
-    suites = list(dict.fromkeys(s for r in ordered for s in r.suites))
-    # Shards interleave cases; sort by suite, eval set and case id so every merge of the same split is identical.
-    cases = sorted(
-        (c for r in ordered for c in r.cases),
-        key=lambda c: (suites.index(c.suite) if c.suite in suites else len(suites), c.eval_set_id, c.eval_id),
-    )
-    return new_results(
-        cases,
-        num_runs=max(r.num_runs for r in ordered),  # auto: shards differ; fixed: all equal
-        suites=suites,
-        stats=_sum_stats([r.stats for r in ordered]),
-        warnings=list(dict.fromkeys(w for r in ordered for w in r.warnings)),
-        commit=ordered[0].commit,
-        case_filter=ordered[0].case_filter,
-        adaptive=_merge_adaptive([r.adaptive for r in ordered if r.adaptive]),
-    )
+@dataclass(frozen=True)
+class Merged(Done):
+    results: Results
 
 
-def _merge_adaptive(infos: list[AdaptiveInfo]) -> AdaptiveInfo | None:
-    """Each shard adapted its own cases: runs add up, rounds are the longest shard's."""
-    if not infos:
-        return None
-    stopped = "; ".join(dict.fromkeys(i.stopped for i in infos))
-    return infos[0].model_copy(update={"runs": sum(i.runs for i in infos), "rounds": max(i.rounds for i in infos), "stopped": stopped})
-
-
-def _tokens(counts: list[TokenCounts]) -> TokenCounts:
-    return TokenCounts(input=sum(c.input for c in counts), output=sum(c.output for c in counts))
-
-
-def _cost(costs: list[float | None]) -> float | None:
-    """Unknown anywhere (a model without a price) is unknown in the sum, as within a run."""
-    return None if any(c is None for c in costs) else sum(costs)  # type: ignore[arg-type]
-
-
-def _sum_usage(usages: list[JudgeUsage]) -> JudgeUsage:
-    return JudgeUsage(
-        calls=sum(u.calls for u in usages),
-        cache_hits=sum(u.cache_hits for u in usages),
-        cache_misses=sum(u.cache_misses for u in usages),
-        failures=sum(u.failures for u in usages),
-        tokens=_tokens([u.tokens for u in usages]),
-        estimated_cost_usd=_cost([u.estimated_cost_usd for u in usages]),
-    )
-
-
-def _sum_stats(all_stats: list[RunStats]) -> RunStats:
-    def tokens(field: str) -> TokenCounts:
-        return _tokens([getattr(s, field) for s in all_stats])
-
-    metrics = sorted({name for s in all_stats for name in s.judge_by_metric})
-    return RunStats(
-        duration_seconds=max(s.duration_seconds for s in all_stats),  # shards run side by side
-        agent_turns=sum(s.agent_turns for s in all_stats),
-        agent_tokens=tokens("agent_tokens"),
-        judge_calls=sum(s.judge_calls for s in all_stats),
-        judge_cache_hits=sum(s.judge_cache_hits for s in all_stats),
-        judge_cache_misses=sum(s.judge_cache_misses for s in all_stats),
-        judge_tokens=tokens("judge_tokens"),
-        estimated_cost_usd=_cost([s.estimated_cost_usd for s in all_stats]),
-        judge_by_metric={m: _sum_usage([s.judge_by_metric[m] for s in all_stats if m in s.judge_by_metric]) for m in metrics},
-    )
-
-
-def run(args: argparse.Namespace) -> int:
-    named = [(path, read_results(path)) for path in args.results]
-    write_results(merge(named), args.json)
-    return EXIT_PASSED
+def merge_shards(settings: MergeSettings) -> Merged:
+    named = [(path, read_results(path)) for path in settings.results]
+    merged = merge(named, utc_timestamp())
+    write_results(merged, settings.json)
+    return Merged(EXIT_PASSED, merged)

@@ -1,41 +1,52 @@
-"""`agenteval report RESULTS [--baseline PATH] --format md|summary|html|junit|json [-o FILE]`."""
+"""`agenteval report RESULTS --format md|summary|html|junit|json [-o FILE]`."""
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from ..baseline import load_baseline
+from ..core.baseline import load_baseline
+from ..core.gate import compare
+from ..core.settings import resolve_gate
 from ..errors import EXIT_PASSED
-from ..gate import compare
+from ..files.project import project_settings
+from ..files.results import read_results
+from ..files.writing import write_atomic
 from ..report import comparison_json, render_comment, render_html, render_junit, render_summary
-from ..results_file import read_results, write_atomic
-from .compare import add_gate_options, baseline_and_gate
+from ..schema.settings import GateSettings
+from ._common import Done
+
+FORMATS = ("md", "summary", "html", "junit", "json")
 
 
+@dataclass(frozen=True)
+class ReportSettings:
+    results: str
+    format: str  # one of FORMATS
+    output: str | None = None  # default: stdout
+    config: str | None = None
+    baseline: str | None = None
+    gate: GateSettings = field(default_factory=GateSettings.model_construct)  # overrides: only the settings given
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results", help="a results file")
-    parser.add_argument("--format", required=True, choices=["md", "summary", "html", "junit", "json"])
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
-    add_gate_options(parser)
 
-
-def run(args: argparse.Namespace) -> int:
-    results = read_results(args.results)
-    baseline, settings, required = baseline_and_gate(args)
-    comparison = compare(results, load_baseline(baseline, required=required), settings)
-    shown = baseline.as_posix()
-    renderers = {
+def report(settings: ReportSettings) -> Done:
+    results = read_results(settings.results)
+    project = project_settings(settings.config)
+    target = project.baseline_target(settings.baseline)
+    gate = resolve_gate(project.gate, settings.gate)
+    comparison = compare(results, load_baseline(target.path, required=target.required), gate)
+    shown = target.path.as_posix()
+    renderers: dict[str, Callable[[], str]] = {
         "md": lambda: render_comment(comparison, results, baseline_path=shown),
         "summary": lambda: render_summary(comparison, results, baseline_path=shown),
         "html": lambda: render_html(comparison, results),
         "junit": lambda: render_junit(results, comparison),
         "json": lambda: comparison_json(comparison),
     }
-    text = renderers[args.format]()
-    if args.output:
-        write_atomic(args.output, text)
+    text = renderers[settings.format]()
+    if settings.output:
+        write_atomic(settings.output, text)
     else:
         sys.stdout.write(text)
-    return EXIT_PASSED
+    return Done(EXIT_PASSED)

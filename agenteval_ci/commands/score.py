@@ -2,36 +2,45 @@
 
 from __future__ import annotations
 
-import argparse
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from ..actuals import RunsByCase, load_actuals
+from ..agents.recorded import RunsByCase, load_actuals
+from ..core.metrics import ConfiguredMetric
+from ..core.results import with_judge_usage
+from ..core.scoring import CaseToScore, score_all
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
-from ..loader import ConfiguredMetric, config_rule_problems, find_eval_config, load_eval_config, load_eval_set
-from ..results_file import new_results
-from ..schema import EvalCase, RunRecord, RunStats
+from ..files.discovery import adk_eval_config
+from ..files.eval_configs import config_rule_problems, load_eval_config
+from ..files.eval_sets import load_eval_set
+from ..files.results import new_results
+from ..schema import EvalCase, Results, RunRecord, RunStats
 from ..schema.settings import JudgeSettings
-from ..scoring import CaseToScore, score_all
-from ._common import add_detailed_option, collector_paused, output_results, print_warnings
+from ._common import Done, Output, collector_paused, output_results, print_warnings
+
+if TYPE_CHECKING:
+    from ..judge import Judge
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("evalset", help="the eval set file (EvalSet JSON or legacy .test.json)")
-    parser.add_argument(
-        "--actual", action="append", required=True, metavar="ACTUAL",
-        help="recorded outputs: an EvalSet-shaped file, an ADK *.evalset_result.json, a results file or an OTLP/JSON "
-             "trace export (each case's session: its session_input.session_id, else its eval_id); repeat for more runs",
-    )
-    parser.add_argument("--eval-config", help="criteria file (default: test_config.json beside the eval set, else ADK's defaults)")
-    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
-    parser.add_argument("--suite", default="default", help="suite name recorded in the results")
-    parser.add_argument("--judge-cache-dir", help="where judge replies are cached (default: .agenteval/cache)")
-    parser.add_argument("--no-judge-cache", action="store_true", help="neither read nor write the judge cache")
-    add_detailed_option(parser)
+@dataclass(frozen=True)
+class ScoreSettings:
+    eval_set: str  # the eval set file (EvalSet JSON or legacy .test.json)
+    actual: tuple[str, ...]  # recorded outputs, one run per file (or several, from a results file)
+    eval_config: str | None = None  # default: test_config.json beside the eval set, else ADK's defaults
+    suite: str = "default"  # the suite name recorded in the results
+    judge: JudgeSettings = field(default_factory=JudgeSettings)
+    output: Output = Output()
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
 
 
-def collect_runs(cases: list[EvalCase], actual_files: list[str]) -> dict[str, list[RunRecord]]:
+@dataclass(frozen=True)
+class Scored(Done):
+    results: Results
+
+
+def collect_runs(cases: list[EvalCase], actual_files: Iterable[str]) -> dict[str, list[RunRecord]]:
     """Each file is one run (or several, for a results file); every case must be in every file."""
     case_ids = [c.eval_id for c in cases]
     runs: dict[str, list[RunRecord]] = {eval_id: [] for eval_id in case_ids}
@@ -54,45 +63,38 @@ def collect_runs(cases: list[EvalCase], actual_files: list[str]) -> dict[str, li
     return runs
 
 
-def judge_settings(args: argparse.Namespace) -> JudgeSettings:
-    settings = JudgeSettings(cache=not args.no_judge_cache)
-    return settings.model_copy(update={"cache_dir": args.judge_cache_dir}) if args.judge_cache_dir else settings
-
-
-def _judge_for(metrics: list[ConfiguredMetric], args: argparse.Namespace) -> Any:
+def _judge_for(metrics: list[ConfiguredMetric], settings: ScoreSettings) -> Judge | None:
     """A judge when a configured metric asks one; the judge (and asyncio) load only then."""
     if not any(m.spec.judged for m in metrics):
         return None
     from ..judge import make_judge
 
-    return make_judge(judge_settings(args))
+    return make_judge(settings.judge, settings.environ)
 
 
-def run(args: argparse.Namespace) -> int:
+def score(settings: ScoreSettings) -> Scored:
     with collector_paused():  # nothing here runs agent code; our records hold no cycles
-        return score(args)
+        return _score(settings)
 
 
-def score(args: argparse.Namespace) -> int:
-    loaded = load_eval_set(args.evalset)
-    config = load_eval_config(args.eval_config or find_eval_config(args.evalset))
+def _score(settings: ScoreSettings) -> Scored:
+    loaded = load_eval_set(settings.eval_set)
+    config = load_eval_config(adk_eval_config([settings.eval_set], settings.eval_config))
     print_warnings([*loaded.warnings, *config.warnings])
     cases = loaded.eval_set.eval_cases
     rule_problems = config_rule_problems(config, cases)
     if rule_problems:
         raise InputError(rule_problems)
-    runs = collect_runs(cases, args.actual)
+    runs = collect_runs(cases, settings.actual)
     items = [
-        CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, args.suite)
+        CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, settings.suite)
         for case in cases
     ]
-    judge = _judge_for(config.metrics, args)
+    judge = _judge_for(config.metrics, settings)
     scored = score_all(items, judge)
     stats = RunStats()
     if judge is not None:
-        from ..judge import with_judge_stats
-
-        stats = with_judge_stats(stats, judge.stats())
+        stats = with_judge_usage(stats, judge.usage())
     results = new_results(scored, num_runs=max(len(r) for r in runs.values()) if runs else 0, stats=stats)
-    output_results(results, args, [*loaded.warnings, *config.warnings])
-    return EXIT_PASSED if results.passed else EXIT_FAILED
+    output_results(results, settings.output, [*loaded.warnings, *config.warnings])
+    return Scored(EXIT_PASSED if results.passed else EXIT_FAILED, results)

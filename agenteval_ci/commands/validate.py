@@ -14,15 +14,16 @@ valid, 1 when a file has a problem.
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
-from ..discovery import CONFIG_NAMES, discover_eval_config, find_project_file, looks_like_eval_config
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
-from ..loader import LoadedEvalSet, config_rule_problems, eval_set_from_data, load_eval_config, load_eval_set, read_json
-from ..readers import printable
+from ..files.discovery import CONFIG_NAMES, discover_eval_config, find_project_file, looks_like_eval_config
+from ..files.eval_configs import config_rule_problems, load_eval_config
+from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set
+from ..files.readers import printable, read_json
 from ..schema.project import DEFAULT_PROJECT_FILE
-from ._common import files_in, print_warnings
+from ._common import Done, files_in, print_warnings
 from .convert import read_session
 
 _EVAL_SET_PATTERNS = ("*.test.json", "*.evalset.json")
@@ -30,8 +31,9 @@ _PATTERNS = (DEFAULT_PROJECT_FILE, *_EVAL_SET_PATTERNS, *CONFIG_NAMES, "*.sessio
 _PROJECT_SUFFIXES = (".yaml", ".yml")
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="files or folders")
+@dataclass(frozen=True)
+class ValidateSettings:
+    paths: tuple[str, ...]  # files or folders
 
 
 def check_file(path: Path) -> str:
@@ -52,12 +54,14 @@ def check_file(path: Path) -> str:
 def _check_project(path: Path) -> str:
     """agenteval.yaml resolved as `run` resolves it, and every suite's agent found (not run)."""
     from ..agents import agent_problem
-    from ..project import load_project
+    from ..files.project import load_project
 
     project = load_project(path)
     print_warnings(project.warnings)
     problems = []
     for i, suite in enumerate(project.suites):
+        if not isinstance(suite.agent, str):
+            continue  # served over HTTP: nothing to find here (`run` starts and checks it)
         try:
             problem = agent_problem(suite.agent, suite.base_dir)
         except (OSError, ValueError) as exc:
@@ -112,10 +116,10 @@ def _with_governing_projects(files: list[Path]) -> list[tuple[Path, str]]:
     return checked
 
 
-def run(args: argparse.Namespace) -> int:
-    named = files_in(args.paths, _PATTERNS)
+def validate(settings: ValidateSettings) -> Done:
+    named = files_in(settings.paths, _PATTERNS)
     if not named:
-        raise UsageError("no agenteval.yaml, eval sets or configs found in " + ", ".join(args.paths))
+        raise UsageError("no agenteval.yaml, eval sets or configs found in " + ", ".join(settings.paths))
     checked = _with_governing_projects(named)
     invalid = 0
     for path, why in checked:
@@ -126,4 +130,4 @@ def run(args: argparse.Namespace) -> int:
             invalid += 1
             print(f"INVALID {shown}{why}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
     print(f"\n{len(checked)} file(s) checked, {invalid} invalid")
-    return EXIT_FAILED if invalid else EXIT_PASSED
+    return Done(EXIT_FAILED if invalid else EXIT_PASSED)

@@ -10,11 +10,11 @@ import base64
 import functools
 import io
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..readers import MAX_FILE_BYTES
+from ..files.readers import MAX_FILE_BYTES
 from .client import GitHubClient
 from .errors import BadArtifact, Conflict, Forbidden, GitHubError, NotFound
 
@@ -208,7 +208,7 @@ class Repo:
     # checks and statuses ----------------------------------------------------------
     def create_check(
         self, name: str, head_sha: str, conclusion: str, title: str, summary: str,
-        annotations: list[Annotation] = (), details_url: str | None = None,
+        annotations: Sequence[Annotation] = (), details_url: str | None = None,
     ) -> CheckRun:
         """A completed check run; annotations beyond the first 50 follow in updates of 50."""
         batches = [list(annotations[i:i + ANNOTATIONS_PER_REQUEST]) for i in range(0, len(annotations), ANNOTATIONS_PER_REQUEST)] or [[]]
@@ -278,7 +278,7 @@ class Repo:
             if exc.status == 422:  # "sha wasn't supplied": the file appeared since we looked
                 raise Conflict(exc.method, exc.path, exc.status, exc.message) from None
             raise
-        return data["commit"]["sha"]
+        return str(data["commit"]["sha"])
 
     def last_commit(self, branch: str, path: str) -> str:
         """The newest commit on `branch` that changed `path`."""

@@ -135,7 +135,7 @@ class GitHubClient:
         if limited is not None:
             return limited if limited <= MAX_WAIT_SECONDS else None
         if response.status_code >= 500 and idempotent:
-            return self.backoff_seconds * 2**attempt
+            return float(self.backoff_seconds * 2**attempt)
         return None
 
     def create(self, path: str, body: dict[str, Any], look_again: Callable[[], Any | None], method: str = "POST") -> Any:
@@ -167,7 +167,7 @@ class GitHubClient:
     def paginate(self, path: str, *, key: str | None = None, params: dict[str, Any] | None = None) -> Iterator[Any]:
         """Every item of a listing; `key` names the list inside an object page (`workflow_runs`)."""
         url: str | None = path
-        query = {"per_page": 100, **(params or {})}
+        query: dict[str, Any] | None = {"per_page": 100, **(params or {})}
         while url:
             response = self.send("GET", url, params=query)
             page = _body(response, "GET", path)

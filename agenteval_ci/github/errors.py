@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from ..errors import AgentevalError, ServiceError
 
-class GitHubError(Exception):
-    """GitHub answered with an error status (after any retries)."""
+
+class GitHubError(ServiceError):
+    """GitHub answered with an error status (after any retries): exit 3, without a traceback."""
 
     def __init__(self, method: str, path: str, status: int, message: str):
         self.method = method
@@ -47,8 +49,8 @@ class Unreachable(GitHubError):
         return f"GitHub API at {self.api_url} unreachable after {self.tries} {'try' if self.tries == 1 else 'tries'}: {self.message}"
 
 
-class BadArtifact(Exception):
-    """An artifact that is not a zip, or holds a file larger than we read (a fork's run uploads it)."""
+class BadArtifact(AgentevalError):
+    """An artifact that is not a zip, or holds a file larger than we read (a fork's run uploads it): bad input."""
 
 
 def error_for(method: str, path: str, status: int, message: str) -> GitHubError:

@@ -21,15 +21,19 @@ import random
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Iterable, Optional, Union
 
+from ..core.judging import JudgeAnswer, Reader, Unreadable, any_text
+from ..core.results import add_cost, total_usage
+from ..files.judge_cache import CachedReply, DiskCache, cache_key
+from ..schema import JudgeUsage
 from ..schema.settings import JudgeSettings
 from .access import JudgeAccess
-from .cache import CachedReply, DiskCache, cache_key
-from .outcomes import BadReply, CallFailed, Generated, Reader, Unreadable, any_text
 from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
+from .outcomes import BadReply, CallFailed, CallOutcome, Generated
+from .providers import provider
 
 MAX_CANDIDATES = 8  # Gemini's limit on candidate_count
 
@@ -56,80 +60,46 @@ class Verdict:
 Sampled = Union[Verdict, BadReply, CallFailed]
 
 
-@dataclass(frozen=True)
-class JudgeAnswer:
-    text: Optional[str] = None
-    verdict: Any = None  # what the metric's reader made of `text`
-    error: Optional[str] = None  # why there is no verdict: the sample is not evaluated
-    cached: bool = False
-
-
-@dataclass
-class MetricUsage:
-    calls: int = 0  # HTTP attempts that reached the model (retries included)
-    cache_hits: int = 0
-    cache_misses: int = 0
-    failures: int = 0  # samples left without a reply after all retries
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: Optional[float] = 0.0  # None once a model without a known price was used
-
-
-@dataclass
-class JudgeStats:
-    calls: int = 0
-    cache_hits: int = 0
-    cache_misses: int = 0
-    failures: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    estimated_cost_usd: Optional[float] = 0.0
-    per_metric: dict[str, MetricUsage] = field(default_factory=dict)
-
-
 class Judge:
     def __init__(self, settings: JudgeSettings, access: JudgeAccess):
         self.settings = settings
         self.unavailable = access.problem  # e.g. no credentials: every sample is not evaluated
         self._access = access
         self._cache = DiskCache(settings.cache_dir) if settings.cache else None
-        self._usage: dict[str, MetricUsage] = {}
+        self._usage: dict[str, JudgeUsage] = {}
         self._repeats: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._started: Optional[float] = None
         self._single_candidate_models: set[str] = set()  # models that rejected candidate_count > 1
+        self._state: tuple[Any, AdaptiveLimiter]  # the client and limiter of `_loop`, set by _loop_state
 
     # ---- the entry points of metrics
 
     async def ask(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader = any_text
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader[Any] = any_text
     ) -> JudgeAnswer:
         """Sample number `sample` of `prompt`, as `read` reads it."""
         [answer] = await self._answer(_Prompt(metric, model, config, prompt), [sample], read)
         return answer
 
     async def ask_many(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader = any_text
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader[Any] = any_text
     ) -> list[JudgeAnswer]:
         """Samples 0 .. count-1 of `prompt`, as `read` reads them; those not cached are asked for in one request."""
         return await self._answer(_Prompt(metric, model, config, prompt), range(count), read)
 
-    def stats(self) -> JudgeStats:
-        total = JudgeStats(per_metric={name: MetricUsage(**vars(u)) for name, u in self._usage.items()})
-        for usage in self._usage.values():
-            total.calls += usage.calls
-            total.cache_hits += usage.cache_hits
-            total.cache_misses += usage.cache_misses
-            total.failures += usage.failures
-            total.tokens_in += usage.tokens_in
-            total.tokens_out += usage.tokens_out
-            total.estimated_cost_usd = _add_cost(total.estimated_cost_usd, usage.cost_usd)
-        return total
+    def usage(self) -> dict[str, JudgeUsage]:
+        """Each asking metric's share of the work so far, as the results file keeps it."""
+        return {name: usage.model_copy(deep=True) for name, usage in sorted(self._usage.items())}
+
+    def stats(self) -> JudgeUsage:
+        """All of the work so far."""
+        return total_usage(self._usage.values())
 
     # ---- samples: cache, repeats, failures
 
-    async def _answer(self, prompt: _Prompt, samples: Iterable[int], read: Reader) -> list[JudgeAnswer]:
+    async def _answer(self, prompt: _Prompt, samples: Iterable[int], read: Reader[Any]) -> list[JudgeAnswer]:
         keys = [self._next_key(prompt, sample) for sample in samples]
         answers = [self._cached(prompt.metric, key, read) for key in keys]
         missing = [index for index, answer in enumerate(answers) if answer is None]
@@ -138,9 +108,8 @@ class Judge:
         for _ in missing:
             self._count(prompt.metric, hit=False)
         drawn = await self._draw(prompt, len(missing), read)
-        for index, sampled in zip(missing, drawn):
-            answers[index] = self._settle(prompt.metric, keys[index], sampled)
-        return answers
+        settled = dict(zip(missing, (self._settle(prompt.metric, keys[index], sampled) for index, sampled in zip(missing, drawn))))
+        return [answer or settled[index] for index, answer in enumerate(answers)]
 
     def _next_key(self, prompt: _Prompt, sample: int) -> str:
         """Asking the same prompt and sample again in this judge's life is a repeat (another
@@ -151,7 +120,7 @@ class Judge:
             self._repeats[base_key] += 1
         return base_key if repeat == 0 else cache_key(prompt.model, prompt.config, prompt.text, sample, repeat)
 
-    def _cached(self, metric: str, key: str, read: Reader) -> Optional[JudgeAnswer]:
+    def _cached(self, metric: str, key: str, read: Reader[Any]) -> Optional[JudgeAnswer]:
         """A cached reply the reader finds complete; an entry it cannot read (written by an
         older release, or by hand) is a miss with a warning, and removed."""
         hit = self._cache.get(key) if self._cache else None
@@ -177,7 +146,7 @@ class Judge:
 
     # ---- drawing samples until each is a complete verdict
 
-    async def _draw(self, prompt: _Prompt, count: int, read: Reader) -> list[Sampled]:
+    async def _draw(self, prompt: _Prompt, count: int, read: Reader[Any]) -> list[Sampled]:
         """`count` fresh samples, each a complete verdict or why not. The samples that came back
         unusable in a way a new draw may fix are drawn again together, at most max_retries times."""
         drawn: list[Sampled] = [BadReply("not drawn")] * count
@@ -186,7 +155,7 @@ class Judge:
             fetched = await self._fetch(prompt, len(pending))
             for index, candidate in zip(pending, fetched):
                 drawn[index] = _read(candidate, read, draw)
-            pending = [index for index in pending if isinstance(drawn[index], BadReply) and drawn[index].retryable]
+            pending = [index for index in pending if _redraw(drawn[index])]
             if not pending or self.unavailable or self._remaining() <= 0:
                 break
         return drawn
@@ -227,7 +196,7 @@ class Judge:
 
     # ---- calls, retries, deadline
 
-    async def _call_with_retries(self, prompt: _Prompt, candidates: int):
+    async def _call_with_retries(self, prompt: _Prompt, candidates: int) -> CallOutcome:
         state = self._loop_state()
         attempt = 0
         while True:
@@ -245,16 +214,16 @@ class Judge:
             await asyncio.sleep(delay)
             attempt += 1
 
-    async def _one_call(self, state, prompt: _Prompt, candidates: int, remaining: float):
+    async def _one_call(self, state: tuple[Any, AdaptiveLimiter], prompt: _Prompt, candidates: int, remaining: float) -> CallOutcome:
         client, limiter = state
         if isinstance(client, CallFailed):  # the client could not be built (a credentials file)
             self.unavailable = client.message
             return client
         await limiter.acquire()  # one request, one slot, however many candidates it asks for
-        outcome: Any = CallFailed("judge call did not finish")
+        outcome: CallOutcome = CallFailed("judge call did not finish")
         try:
             timeout = min(self.settings.request_timeout_seconds, remaining)
-            generating = client_module().generate(client, prompt.model, prompt.config, prompt.text, candidates)
+            generating = provider().generate(client, prompt.model, prompt.config, prompt.text, candidates)
             outcome = await asyncio.wait_for(generating, timeout)
             if isinstance(outcome, Generated) and not outcome.tokens_in:  # no usage reported
                 outcome = replace(outcome, tokens_in=estimate_prompt_tokens(prompt.text))
@@ -283,19 +252,19 @@ class Judge:
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             if self._loop is not None and not isinstance(self._state[0], CallFailed):
-                client_module().close_quietly(self._state[0])
+                provider().close_quietly(self._state[0])
             self._loop = loop
             self._state = (
-                client_module().build_client(self._access, self.settings.request_timeout_seconds),
+                provider().build_client(self._access, self.settings.request_timeout_seconds),
                 AdaptiveLimiter(self.settings.concurrency),
             )
         return self._state
 
     # ---- accounting
 
-    def _usage_of(self, metric: str) -> MetricUsage:
+    def _usage_of(self, metric: str) -> JudgeUsage:
         with self._lock:
-            return self._usage.setdefault(metric, MetricUsage())
+            return self._usage.setdefault(metric, JudgeUsage(estimated_cost_usd=0.0))
 
     def _count(self, metric: str, hit: bool) -> None:
         usage = self._usage_of(metric)
@@ -308,17 +277,10 @@ class Judge:
         usage = self._usage_of(metric)
         usage.calls += 1
         if isinstance(outcome, Generated):
-            usage.tokens_in += outcome.tokens_in
-            usage.tokens_out += outcome.tokens_out
+            usage.tokens.input += outcome.tokens_in
+            usage.tokens.output += outcome.tokens_out
             cost = estimate_usd(model, outcome.tokens_in, outcome.tokens_out, self.settings.prices)
-            usage.cost_usd = _add_cost(usage.cost_usd, cost)
-
-
-def client_module() -> Any:
-    """google.genai is imported on the first real call, not when a command merely might judge."""
-    from . import client
-
-    return client
+            usage.estimated_cost_usd = add_cost(usage.estimated_cost_usd, cost)
 
 
 def _as_reply(candidate: Union[str, BadReply], response: Generated) -> Fetched:
@@ -329,7 +291,7 @@ def _as_reply(candidate: Union[str, BadReply], response: Generated) -> Fetched:
     return CachedReply(candidate, round(response.tokens_in / share), round(response.tokens_out / share))
 
 
-def _read(fetched: Fetched, read: Reader, draw: int) -> Sampled:
+def _read(fetched: Fetched, read: Reader[Any], draw: int) -> Sampled:
     """A fetched candidate as the metric reads it: a verdict, or why it is none (after `draw` draws)."""
     if isinstance(fetched, CachedReply):
         value = read(fetched.text)
@@ -341,10 +303,11 @@ def _read(fetched: Fetched, read: Reader, draw: int) -> Sampled:
     return fetched
 
 
+def _redraw(sampled: Sampled) -> bool:
+    """A sample that came back unusable in a way a new draw may fix."""
+    return isinstance(sampled, BadReply) and sampled.retryable
+
+
 def clip(text: Optional[str], limit: int = 120) -> str:
     text = (text or "").strip().replace("\n", " ")
     return repr(text if len(text) <= limit else text[:limit] + "...")
-
-
-def _add_cost(total: Optional[float], more: Optional[float]) -> Optional[float]:
-    return None if total is None or more is None else total + more

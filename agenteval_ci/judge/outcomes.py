@@ -1,13 +1,11 @@
-"""What one judge call comes back as, and what a metric makes of a reply: no google.genai
-here, so importing the judge (and every command that might judge) stays cheap until a call
-is made."""
+"""What one call to the judge's model comes back as: no google.genai here, so importing the
+judge (and every command that might judge) stays cheap until a call is made. What a metric
+makes of a reply (`Unreadable`, `Reader`) is the core's: core/judging.py."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, TypeVar, Union
-
-T = TypeVar("T")
+from typing import Optional, Union
 
 
 @dataclass(frozen=True)
@@ -44,20 +42,3 @@ class Generated:
 
 
 CallOutcome = Union[Generated, CallFailed]
-
-
-@dataclass(frozen=True)
-class Unreadable:
-    """What a metric's reader says of a reply that is not a complete verdict, and why."""
-
-    why: str
-
-
-# A metric's reader: the verdict in a reply's text, all of it, or why there is none. The judge
-# applies it to every sample it draws and to every cache entry it reads (see docs/judge.md).
-Reader = Callable[[str], Union[T, Unreadable]]
-
-
-def any_text(text: str) -> Union[str, Unreadable]:
-    """The reader of free text (the simulated user's turns): anything but nothing."""
-    return text if text.strip() else Unreadable("an empty reply")

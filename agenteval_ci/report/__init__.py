@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Optional
 
 from ..schema.project import DEFAULT_BASELINE
 
+COMPARISON_VERSION = 1  # of comparison.json
+
 if TYPE_CHECKING:
-    from ..gate import Comparison
+    from ..core.gate import Comparison
     from ..schema import Results
 
-__all__ = ["comment_marker", "comparison_json", "render_comment", "render_html", "render_junit", "render_summary"]
+__all__ = ["COMPARISON_VERSION", "comment_marker", "comparison_json", "render_comment", "render_html", "render_junit", "render_summary"]
 
 
 def comment_marker(suite: str) -> str:
@@ -61,4 +63,7 @@ def render_junit(results: Results, comparison: Comparison | None = None) -> str:
 
 
 def comparison_json(comparison: Comparison) -> str:
-    return json.dumps(dataclasses.asdict(comparison), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """comparison.json (`compare --json`, `report --format json`, the action's artifact), in the
+    format docs/comparison-format.md describes; bump COMPARISON_VERSION on breaking changes."""
+    data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(comparison)}
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -6,27 +6,27 @@ FORCE_COLOR (non-empty) turns it on, else only a terminal gets it (never a CI lo
 
 from __future__ import annotations
 
-import os
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from ..schema import CaseResult, Invocation, Status, text_of
+from ..schema import OUTCOMES, CaseResult, Invocation, Outcome, Status, text_of
 from .diff import call_text
 from .text import fmt, fmt_delta
 
 if TYPE_CHECKING:
-    from ..gate import CaseMetric, CaseOutcome, Comparison
+    from ..core.gate import CaseMetric, CaseOutcome, Comparison
 
 _CODES = {"red": "31", "green": "32", "yellow": "33", "dim": "2", "bold": "1"}
 
 
-def colour_wanted(stream: TextIO) -> bool:
-    if os.environ.get("NO_COLOR"):
+def colour_wanted(stream: TextIO, env: Mapping[str, str]) -> bool:
+    if env.get("NO_COLOR"):
         return False
-    if os.environ.get("FORCE_COLOR"):
+    if env.get("FORCE_COLOR"):
         return True
-    if os.environ.get("TERM") == "dumb":
+    if env.get("TERM") == "dumb":
         return False
     return hasattr(stream, "isatty") and stream.isatty()
 
@@ -36,8 +36,8 @@ class Style:
     colour: bool = False
 
     @classmethod
-    def of(cls, stream: TextIO) -> "Style":
-        return cls(colour_wanted(stream))
+    def of(cls, stream: TextIO, env: Mapping[str, str]) -> "Style":
+        return cls(colour_wanted(stream, env))
 
     def paint(self, text: str, name: str) -> str:
         return f"\x1b[{_CODES[name]}m{text}\x1b[0m" if self.colour and text else text
@@ -45,22 +45,6 @@ class Style:
 
 PLAIN = Style()
 
-STATUS_COLOUR = {Status.PASSED: "green", Status.FAILED: "red", Status.NOT_EVALUATED: "yellow", Status.INFORMATIONAL: "dim"}
-
-# Outcomes worth naming, most important first, with their colour; unchanged cases are not listed.
-CHANGES = {
-    "regressed": ("regressed", "red"),
-    "newly_failing": ("newly failing", "red"),
-    "unevaluated": ("not evaluated now (lost coverage)", "red"),
-    "worsened": ("worsened", "yellow"),
-    "flaky": ("flaky (runs disagree)", "yellow"),
-    "incomparable": ("incomparable (the test changed; accept to compare again)", "yellow"),
-    "new": ("new", "dim"),
-    "removed": ("removed", "dim"),
-    "fixed": ("fixed", "green"),
-    "improved": ("improved", "green"),
-}
-OUTCOME_COLOUR = {outcome: colour for outcome, (_, colour) in CHANGES.items()}
 CASES_PER_SECTION = 20
 
 
@@ -84,7 +68,7 @@ def metric_change_line(m: CaseMetric, style: Style) -> str:
 
 def _case_lines(case: CaseOutcome, style: Style) -> list[str]:
     lines = [f"    {style.paint(case.key, 'bold')}"]
-    if case.outcome not in ("new", "removed"):
+    if case.outcome not in (Outcome.NEW, Outcome.REMOVED):
         lines += [f"        {metric_change_line(m, style)}" for m in case.metrics if _metric_changed(m)]
     if case.note:
         lines.append(f"        {style.paint(case.note, 'dim')}")
@@ -94,11 +78,11 @@ def _case_lines(case: CaseOutcome, style: Style) -> list[str]:
 def render_changes(comparison: Comparison, style: Style = PLAIN, per_section: int = CASES_PER_SECTION) -> str:
     """Every changed case by outcome with its metrics baseline → PR; empty when nothing changed."""
     sections = []
-    for outcome, (title, colour) in CHANGES.items():
+    for outcome, traits in OUTCOMES.items():
         cases = [c for c in comparison.cases if c.outcome == outcome]
-        if not cases:
+        if not cases or traits.change is None:
             continue
-        lines = [f"  {style.paint(f'{title} ({len(cases)})', colour)}"]
+        lines = [f"  {style.paint(f'{traits.change} ({len(cases)})', traits.colour)}"]
         for case in cases[:per_section]:
             lines += _case_lines(case, style)
         if len(cases) > per_section:
@@ -134,7 +118,7 @@ def _turn_scores(case: CaseResult, run_index: int, turn: int, style: Style) -> l
         score = run.per_invocation[turn]
         if score.status == Status.INFORMATIONAL and score.score is None:
             continue  # a figure this agent does not report (tokens of a Python callable)
-        status = "" if score.status == Status.INFORMATIONAL else f" {style.paint(score.status.value, STATUS_COLOUR[score.status])}"
+        status = "" if score.status == Status.INFORMATIONAL else f" {style.paint(score.status.value, score.status.colour)}"
         reason = f"  [{score.reason}]" if score.reason else ""
         fields.append((name, f"{fmt(score.score)}{status}{reason}"))
         for verdict in score.rubric_scores or []:

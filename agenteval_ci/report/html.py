@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..gate import Comparison
+from ..core.gate import Comparison
 from ..schema import Invocation, Results, text_of
 from .diff import call_text
 from .render import ENV

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 from xml.etree import ElementTree as ET
 
-from ..gate import Comparison, case_key
+from ..core.gate import Comparison, case_key
 from ..schema import CaseResult, Results, Status
 from .view import judged_without_text
 

@@ -6,10 +6,12 @@ in that order, and say how many more are in the full report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..schema import OUTCOMES, Outcome
 from .render import ENV
-from .view import SECTION_TITLES, CaseView, ReportView
+from .view import CaseView, ReportView
 
 COMMENT_LIMIT = 65536  # GitHub's limit on a comment body, in characters
 SUMMARY_LIMIT = 1024 * 1024  # GitHub's limit on a job summary, in bytes
@@ -28,25 +30,25 @@ def comment_marker(suite: str) -> str:
 
 
 def _item(case: CaseView) -> str:
-    template = "regression.md.j2" if case.outcome == "regressed" else "case_line.md.j2"
+    template = "regression.md.j2" if case.outcome == Outcome.REGRESSED else "case_line.md.j2"
     return ENV.get_template(template).render(c=case).rstrip("\n")
 
 
 def _render(view: ReportView, items: list[tuple[CaseView, str]], omitted: int, baseline_path: str) -> str:
     sections = []
-    for outcome, title in SECTION_TITLES.items():
+    for outcome, traits in OUTCOMES.items():
         total = view.counts.get(outcome, 0)
         lines = [text for case, text in items if case.outcome == outcome]
-        if outcome != "regressed" and total:
-            sections.append(Section(title, total, len(lines), lines))
-    regressions = [text for case, text in items if case.outcome == "regressed"]
+        if outcome != Outcome.REGRESSED and traits.title and total:
+            sections.append(Section(traits.title, total, len(lines), lines))
+    regressions = [text for case, text in items if case.outcome == Outcome.REGRESSED]
     return ENV.get_template("comment.md.j2").render(
         v=view, marker=comment_marker(view.suite), regressions=regressions, sections=sections,
         omitted=omitted, baseline_path=baseline_path,
     )
 
 
-def render_markdown(view: ReportView, *, baseline_path: str, limit: int, size=len) -> str:
+def render_markdown(view: ReportView, *, baseline_path: str, limit: int, size: Callable[[str], int] = len) -> str:
     """Everything that fits within `limit` (measured by `size`), most important cases first."""
     items = [(case, _item(case)) for case in view.cases]
     skeleton = size(_render(view, [], len(items), baseline_path))

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from ..baseline import rubric_pass_rates
-from ..schema import CaseResult, MetricResult, Results, RunStats, Status
-from .console import OUTCOME_COLOUR, PLAIN, STATUS_COLOUR, Style, turn_details
-
-_MARK = {Status.PASSED: "PASS", Status.FAILED: "FAIL", Status.NOT_EVALUATED: "N/E", Status.INFORMATIONAL: "info"}
+from ..core.baseline import rubric_pass_rates
+from ..schema import CaseResult, MetricResult, Outcome, Results, RunStats, Status
+from .console import PLAIN, Style, turn_details
 
 
 def _score(value: float | None) -> str:
@@ -14,13 +12,13 @@ def _score(value: float | None) -> str:
 
 
 def _mark(status: Status, style: Style) -> str:
-    return style.paint(f"{_MARK[status]:<5}", STATUS_COLOUR[status])
+    return style.paint(f"{status.mark:<5}", status.colour)
 
 
 def _case_line(case: CaseResult, style: Style, outcomes: dict[str, str]) -> str:
     """`PASS  eval_set / case`, and what the gate made of it when that is news (`regressed`)."""
-    outcome = outcomes.get(case.key, "unchanged")
-    tag = f"  {style.paint('<- ' + outcome.replace('_', ' '), OUTCOME_COLOUR[outcome])}" if outcome in OUTCOME_COLOUR else ""
+    outcome = Outcome(outcomes.get(case.key, Outcome.UNCHANGED))
+    tag = f"  {style.paint('<- ' + outcome.words, outcome.traits.colour)}" if outcome.traits.change else ""
     return f"{_mark(case.status, style)} {case.eval_set_id} / {case.eval_id}{tag}"
 
 

@@ -11,23 +11,11 @@ from typing import Iterable
 
 import pydantic
 
-from ..gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
-from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Results, RunRecord, Status
+from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
+from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, Results, RunRecord, Status, Verdict
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
 from .text import fmt, fmt_delta, fmt_rate, inline
 
-SECTION_TITLES = {
-    "regressed": "Regressions",
-    "newly_failing": "Newly failing",
-    "unevaluated": "Not evaluated now (lost coverage)",
-    "worsened": "Worsened (a score dropped by more than the tolerance)",
-    "flaky": "Flaky (runs disagree)",
-    "incomparable": "Incomparable: the test changed, the baseline needs accepting",
-    "new": "New cases",
-    "removed": "Removed cases",
-    "fixed": "Fixed",
-    "improved": "Improved",
-}
 RATIONALE_CHARS = 600
 RERUNS_SHOWN = 50  # num_runs: auto: re-run cases listed in the comment, most runs first
 
@@ -188,8 +176,8 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
     run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
-    show_diffs = result is not None and outcome.outcome in ("regressed", "newly_failing", "worsened", "new", "flaky")
-    trajectory, aligned = _trajectory(result, run, expected, actual) if show_diffs and expected else ("", False)
+    show_diffs = result is not None and Outcome(outcome.outcome).traits.shows_diff
+    trajectory, aligned = _trajectory(result, run, expected, actual) if result is not None and show_diffs and expected else ("", False)
     return CaseView(
         key=outcome.key,
         eval_id=outcome.eval_id,
@@ -200,8 +188,8 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
         counted=tuple(outcome.counted),
         trajectory_diff=trajectory,
         trajectory_aligned=aligned,
-        argument_tally=_argument_tally(result, run) if show_diffs else "",
-        response_diff=response_diff(expected, actual) if show_diffs and result.eval_case.conversation else "",
+        argument_tally=_argument_tally(result, run) if result is not None and show_diffs else "",
+        response_diff=response_diff(expected, actual) if result is not None and show_diffs and result.eval_case.conversation else "",
         rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
         result=result,
     )
@@ -282,11 +270,11 @@ def rerun_cases(results: Results) -> list[CaseResult]:
 
 def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     if not comparison.has_baseline:
-        state = "failed" if comparison.verdict == "failed" else "passed"
-        return "WARNING" if state == "failed" else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
-    if comparison.accepted_by and comparison.verdict == "passed":
+        state = Verdict(comparison.verdict)
+        return "WARNING" if state is Verdict.FAILED else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
+    if comparison.accepted_by and comparison.verdict == Verdict.PASSED:
         return "TIP", f"agenteval passed against the baseline @{comparison.accepted_by} accepted on this PR (suite `{suite}`)"
-    if comparison.verdict == "failed":
+    if comparison.verdict == Verdict.FAILED:
         return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
     if comparison.reasons:  # fail_on never: would have failed
         return "WARNING", f"agenteval passed (report only): {comparison.regressions} regression(s) in suite `{suite}`"
@@ -307,7 +295,7 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         reasons=comparison.reasons + tuple(f"warning (gate.not_evaluated: warn): {w}" for w in comparison.warnings),
         has_baseline=comparison.has_baseline,
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
-        cases=tuple(case_view(c, by_key.get(c.key)) for c in comparison.cases if every_case or c.outcome in SECTION_TITLES),
+        cases=tuple(case_view(c, by_key.get(c.key)) for c in comparison.cases if every_case or Outcome(c.outcome).traits.title),
         counts=comparison.counts,
         facts=_facts(results),
         baseline_edited=comparison.baseline_edited,

@@ -139,12 +139,12 @@ MAX_PATTERN_NESTING = 100  # groups and repeats inside each other
 def check_pattern(pattern: str) -> None:
     """A ValueError unless `pattern` is a regex we can match safely: Python `re` syntax, and
     small enough for the matcher (the `regex` module, which writes counted repeats out) to
-    compile in milliseconds. Matching itself is bounded in time (metrics/arg_match.py)."""
+    compile in milliseconds. Matching itself is bounded in time (core/metrics/arg_match.py)."""
     shown = pattern if len(pattern) <= 80 else pattern[:77] + "..."
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise ValueError(f"regex {shown!r} is {len(pattern):,} characters long; the limit is {MAX_PATTERN_LENGTH:,}")
     try:
-        from re import _parser  # the parser `re` itself uses: the pattern's structure exactly as re reads it
+        from re import _parser  # type: ignore[attr-defined]  # the parser `re` itself uses: the pattern's structure exactly as re reads it
 
         re.compile(pattern)
         size = _pattern_size(_parser.parse(pattern), 0)

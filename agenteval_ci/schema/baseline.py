@@ -15,7 +15,6 @@ from typing import Optional
 from pydantic import Field, field_validator, model_validator
 
 from ._base import StrictModel
-
 from .results import Status
 
 BASELINE_VERSION = 2  # 2: metrics keep a `history`; version 1's `passes`/`fails` are read into it

@@ -13,7 +13,6 @@ from typing import Annotated, Any, Literal, Optional, Union
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from ._base import StrictModel
-
 from .arg_rules import ToolArgs, check_tool_args
 from .remote_agent import RemoteAgentConfig
 from .settings import GateSettings, JudgeSettings
@@ -57,9 +56,10 @@ class SuiteConfig(StrictModel):
     # An int: every case runs that often. `auto`: every case runs `min_runs` times, then only
     # the cases the gate is unsure about run again, in rounds (docs/gate.md, "Adaptive runs").
     num_runs: Union[int, Literal["auto"]] = Field(default=1)
-    min_runs: Optional[int] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # auto: default 1
-    max_runs: Optional[int] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # auto: per case, default 10
-    run_budget: Optional[float] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # auto: mean runs per case, default 3
+    # auto only (their defaults: AdaptiveRuns)
+    min_runs: Optional[int] = Field(default=None, ge=1, le=MAX_NUM_RUNS)
+    max_runs: Optional[int] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # per case
+    run_budget: Optional[float] = Field(default=None, ge=1, le=MAX_NUM_RUNS)  # mean runs per case
     concurrency: int = Field(default=8, ge=1, le=MAX_CONCURRENCY)  # case x run jobs in flight at once
     turn_timeout_seconds: float = Field(default=300.0, gt=0)
     # Metrics added to every eval set's eval config (replacing one of the same name), so that
@@ -100,7 +100,9 @@ class SuiteConfig(StrictModel):
 
     @property
     def adaptive(self) -> "AdaptiveRuns":
-        return AdaptiveRuns(self.min_runs or 1, self.max_runs or 10, self.run_budget or 3.0)
+        """`num_runs: auto`'s limits: those given, AdaptiveRuns's defaults for the rest."""
+        given = {name: value for name in ("min_runs", "max_runs", "run_budget") if (value := getattr(self, name)) is not None}
+        return AdaptiveRuns(**given)
 
     @field_validator("eval_sets", mode="before")
     @classmethod

@@ -8,23 +8,15 @@ agent. Documented in docs/results-format.md; bump SCHEMA_VERSION on breaking cha
 
 from __future__ import annotations
 
-import enum
 from typing import Any, Optional
 
 from pydantic import Field
 
 from ._base import StrictModel
-
 from .eval_set import EvalCase, Invocation
+from .vocabulary import Status as Status  # re-exported: the schema names it here
 
 SCHEMA_VERSION = 1
-
-
-class Status(str, enum.Enum):
-    PASSED = "PASSED"
-    FAILED = "FAILED"
-    NOT_EVALUATED = "NOT_EVALUATED"
-    INFORMATIONAL = "INFORMATIONAL"  # a figure that never passes or fails
 
 
 class RubricVerdict(StrictModel):
@@ -111,6 +103,11 @@ class RunRecord(StrictModel):
     unreported: Optional[list[str]] = None
 
 
+def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:
+    """A case's name everywhere (reports, `accept --case`, `-k`): `suite/eval_set_id/eval_id`."""
+    return f"{suite}/{eval_set_id}/{eval_id}"
+
+
 class CaseResult(StrictModel):
     suite: str = "default"
     eval_set_id: str
@@ -129,7 +126,7 @@ class CaseResult(StrictModel):
 
     @property
     def key(self) -> str:
-        return f"{self.suite}/{self.eval_set_id}/{self.eval_id}"
+        return case_key(self.suite, self.eval_set_id, self.eval_id)
 
     @property
     def run_errors(self) -> list[str]:

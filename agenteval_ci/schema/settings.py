@@ -1,6 +1,6 @@
 """Project-wide settings blocks of agenteval.yaml that several stages read.
 
-Kept here (pure pydantic, no I/O) so the config loader, the judge and the gate can all
+Kept here (pure pydantic, no I/O) so the project file, the judge and the gate can all
 import them without importing each other.
 """
 
@@ -11,6 +11,7 @@ from typing import Literal, Optional
 from pydantic import Field
 
 from ._base import StrictModel
+from .vocabulary import FailOn
 
 
 class ModelPrice(StrictModel):
@@ -38,10 +39,11 @@ class JudgeSettings(StrictModel):
 class GateSettings(StrictModel):
     """How `compare` decides (see docs/gate.md)."""
 
-    fail_on: Literal["regression", "threshold", "never"] = "regression"
-    tolerance: float = Field(default=0.05, ge=0)  # a metric's mean may drop this much without failing
-    confidence: float = Field(default=0.95, gt=0, lt=1)
-    seed: int = 0
+    # A setting with a `flag` is also a flag of `compare` and `report` (`--fail-on` of `run` too).
+    fail_on: FailOn = Field(default=FailOn.REGRESSION, json_schema_extra={"flag": "; ".join(f"{f.value}: {f.meaning}" for f in FailOn)})
+    tolerance: float = Field(default=0.05, ge=0, json_schema_extra={"flag": "a metric's mean may drop this much without failing"})
+    confidence: float = Field(default=0.95, gt=0, lt=1, json_schema_extra={"flag": "confidence level of the gate's tests"})
+    seed: int = Field(default=0, json_schema_extra={"flag": "seed of the bootstrap: same inputs, same verdict"})
     # A gated score the baseline has but this run could not produce (lost coverage), or a
     # case with nothing evaluated: `fail` the gate (the default: no evidence is not a pass) or `warn`.
     not_evaluated: Literal["fail", "warn"] = "fail"

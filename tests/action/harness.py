@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agenteval_ci.baseline import baseline_from_results, dump_baseline
 from agenteval_ci.cli import main as cli_main
-from agenteval_ci.results_file import read_results
+from agenteval_ci.core.baseline import baseline_from_results, dump_baseline
+from agenteval_ci.files.results import read_results
 from tests.fakes.gemini import FakeGemini
 from tests.judge.helpers import json_reply
 

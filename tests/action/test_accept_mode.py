@@ -8,12 +8,11 @@ import subprocess
 
 import pytest
 
-from agenteval_ci.baseline import baseline_from_results, dump_baseline
+from agenteval_ci.core.baseline import baseline_from_results, dump_baseline
 from agenteval_ci.schema import Results
 from agenteval_ci.schema.baseline import Baseline
-from tests.fakes.github import blob_sha
-
 from tests.fakes.gemini import FakeGemini
+from tests.fakes.github import blob_sha
 
 from .harness import BASE_SHA, BASELINE, HEAD_SHA, comment_event, make_repo, pull_request_event, results_text, rubric_yes, run_action
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval_ci.agent_env import ENV_VAR, PTH_FILE, conflict_lines, create
+from agenteval_ci.action.agent_env import ENV_VAR, PTH_FILE, conflict_lines, create
 
 from .harness import make_repo, pull_request_event, run_action
 from .test_run_mode import open_pull

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from agenteval_ci.action import main as action_main
+from agenteval_ci.action.main import main as action_main
 
 from .harness import BASE_SHA, BASELINE, HEAD_SHA, ROOT, TOKEN, comment_event, make_repo, pull_request_event, results_text
 

@@ -7,8 +7,8 @@ import io
 import pytest
 
 from agenteval_ci.action.settings import settings_from_env
+from agenteval_ci.action.workflow import MAX_ERROR_ANNOTATIONS, Runner, input_flag
 from agenteval_ci.errors import UsageError
-from agenteval_ci.workflow import MAX_ERROR_ANNOTATIONS, Runner, input_flag
 
 from .harness import parse_outputs
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.metrics.judge_context import without_nulls
+from agenteval_ci.core.metrics.judge_context import without_nulls
 from tests.fakes.gemini import FakeGemini, GeminiRequest, function_call_reply, text_reply
 
 # google-adk before plugins (1.2-1.6) records no app_details: nothing to compare there.

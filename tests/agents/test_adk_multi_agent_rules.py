@@ -4,7 +4,6 @@ against the loopback fake Gemini server, scored with argument rules from agentev
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

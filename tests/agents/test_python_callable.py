@@ -228,7 +228,7 @@ def test_a_judge_of_the_response_alone_flags_unreported_texts_only_when_it_reads
     """safety_v1 reads the texts on the way only with include_intermediate_responses_in_final."""
     import asyncio
 
-    from agenteval_ci.metrics import REGISTRY, MetricInput
+    from agenteval_ci.core.metrics import REGISTRY, MetricInput
     from agenteval_ci.schema import EvalCase, SafetyCriterion
     from tests.judge.helpers import judge_for, turn
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 
 from agenteval_ci.cli import main
-from tests.test_run import make_project
-
+from tests.runner.test_suites import make_project
 
 TIMED = {"latency", "invocation_duration_v1"}  # wall-clock metrics differ from run to run
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from agenteval_ci.cli import main
-from tests.test_run import make_project
+from tests.runner.test_suites import make_project
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "home_automation"

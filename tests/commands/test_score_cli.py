@@ -190,7 +190,7 @@ def test_a_deterministic_score_loads_neither_the_judge_nor_asyncio(tmp_path):
     code = (
         "import sys; from agenteval_ci.cli import main; "
         f"code = main(['score', {str(path)!r}, '--actual', {str(path)!r}, '--json', {str(tmp_path / 'r.json')!r}]); "
-        "print(code, sorted(m for m in sys.modules if m == 'asyncio' or m.startswith(('agenteval_ci.judge', 'agenteval_ci.metrics.llm', 'google.genai'))))"
+        "print(code, sorted(m for m in sys.modules if m == 'asyncio' or m.startswith(('agenteval_ci.judge', 'agenteval_ci.core.metrics.llm', 'google.genai'))))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.strip().splitlines()[-1] == "0 []", proc.stderr

@@ -94,7 +94,7 @@ def test_a_suite_whose_agent_is_missing_is_invalid_without_running_anything(tmp_
                            ("gone.py:handle", "no such file: "), ("evals", "is a folder without __init__.py")]:
         config.write_text(config.read_text().replace(f"{HOME / 'agent.py'}:handle", agent))
         assert main(["validate", str(config)]) == 1
-        assert f"agenteval.yaml at $.suites[0].agent: " in (out := capsys.readouterr().out) and message in out
+        assert "agenteval.yaml at $.suites[0].agent: " in (out := capsys.readouterr().out) and message in out
         config.write_text(config.read_text().replace(f"agent: {agent}", f"agent: {HOME / 'agent.py'}:handle"))
 
 

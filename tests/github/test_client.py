@@ -11,7 +11,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from agenteval_ci.github import (
-    Annotation, Conflict, Forbidden, GitHubClient, GitHubError, RateLimited, Repo, Unauthorized, Unreachable, new_session,
+    Annotation,
+    Conflict,
+    Forbidden,
+    GitHubClient,
+    GitHubError,
+    RateLimited,
+    Repo,
+    Unauthorized,
+    Unreachable,
+    new_session,
 )
 from tests.fakes.github import FakeGitHub, blob_sha, read_only_token, write_token
 

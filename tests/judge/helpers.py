@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any, Optional
 
+from agenteval_ci.core.metrics import MetricInput
+from agenteval_ci.core.metrics.registry import REGISTRY
 from agenteval_ci.judge import Judge, make_judge
-from agenteval_ci.metrics import MetricInput
-from agenteval_ci.metrics.registry import REGISTRY
 from agenteval_ci.schema import Content, EvalCase, Invocation, MetricRun
 from agenteval_ci.schema.settings import JudgeSettings
 from tests.fakes.gemini import FakeGemini, text_reply

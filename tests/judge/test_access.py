@@ -7,7 +7,6 @@ import asyncio
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from agenteval_ci.judge import make_judge
 from agenteval_ci.judge.access import JudgeAccess

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from agenteval_ci.judge.cache import MAX_ENTRY_BYTES, DiskCache, cache_key
+from agenteval_ci.files.judge_cache import MAX_ENTRY_BYTES, DiskCache, cache_key
 from tests.fakes.gemini import FakeGemini, text_reply
 from tests.judge.helpers import judge_for
 from tests.judge.test_judge import MODEL, ask_singly

@@ -49,7 +49,7 @@ def test_one_request_carries_every_sample_and_bills_the_prompt_once(tmp_path):
     assert [r.candidate_count for r in fake.requests] == [5]
     assert texts(answers) == [f"sample {k}" for k in range(5)]
     stats = judge.stats()
-    assert (stats.calls, stats.cache_misses, stats.tokens_in, stats.tokens_out) == (1, 5, 1000, 1000)
+    assert (stats.calls, stats.cache_misses, stats.tokens.input, stats.tokens.output) == (1, 5, 1000, 1000)
     assert abs(stats.estimated_cost_usd - (1000 * 1.0 + 1000 * 10.0) / 1e6) < 1e-12
     entries = [json.loads(p.read_text()) for p in (tmp_path / "judge").rglob("*.json")]
     assert sorted(e["text"] for e in entries) == [f"sample {k}" for k in range(5)]

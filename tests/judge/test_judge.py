@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from agenteval_ci.judge import make_judge, with_judge_stats
+from agenteval_ci.judge import make_judge, with_judge_usage
 from agenteval_ci.judge.limiter import AdaptiveLimiter
 from agenteval_ci.schema import RunStats
 from agenteval_ci.schema.settings import ModelPrice
@@ -33,9 +33,9 @@ def test_reply_text_tokens_and_cost(tmp_path):
     assert answer.text == "fine" and answer.error is None
     assert fake.requests[0].prompt_text == "grade this" and fake.requests[0].model == MODEL
     stats = judge.stats()
-    assert (stats.calls, stats.cache_misses, stats.tokens_in, stats.tokens_out) == (1, 1, 1000, 200)
+    assert (stats.calls, stats.cache_misses, stats.tokens.input, stats.tokens.output) == (1, 1, 1000, 200)
     assert abs(stats.estimated_cost_usd - 0.003) < 1e-12
-    run_stats = with_judge_stats(RunStats(), stats)
+    run_stats = with_judge_usage(RunStats(), judge.usage())
     assert run_stats.judge_calls == 1 and run_stats.judge_tokens.input == 1000 and run_stats.estimated_cost_usd == stats.estimated_cost_usd
     [(metric, usage)] = run_stats.judge_by_metric.items()  # the per-metric share, as the results file keeps it
     assert (usage.calls, usage.cache_misses, usage.tokens.input, usage.tokens.output) == (1, 1, 1000, 200)

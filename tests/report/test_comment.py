@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agenteval_ci.baseline import baseline_from_results
-from agenteval_ci.gate import compare
+from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.gate import compare
 from agenteval_ci.report import comment_marker, render_comment, render_summary
 from agenteval_ci.schema.settings import GateSettings
 from tests.fakes.gemini import FakeGemini

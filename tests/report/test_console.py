@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 
 import pytest
 
-from agenteval_ci.baseline import baseline_from_results
-from agenteval_ci.gate import compare
+from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.gate import compare
 from agenteval_ci.report.console import Style, colour_wanted, render_changes, turn_details
 from agenteval_ci.report.table import render_table
 from agenteval_ci.schema import Status
@@ -35,7 +36,7 @@ def test_colour_follows_no_color_force_color_and_the_terminal(monkeypatch, env, 
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert colour_wanted(Terminal() if tty else io.StringIO()) is wanted
+    assert colour_wanted(Terminal() if tty else io.StringIO(), os.environ) is wanted
 
 
 def test_changed_cases_are_named_with_baseline_to_pr_per_metric(tmp_path):

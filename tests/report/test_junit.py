@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from xml.etree import ElementTree as ET
 
-from agenteval_ci.baseline import baseline_from_results
-from agenteval_ci.gate import compare
+from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.gate import compare
 from agenteval_ci.report import render_junit
 from agenteval_ci.schema.settings import GateSettings
 from tests.report.scored import EXPECTED, lights, score

@@ -9,7 +9,9 @@ import pytest
 
 from agenteval_ci.cli import main
 from agenteval_ci.errors import InputError
-from agenteval_ci.loader import find_eval_config, load_eval_config, load_eval_set
+from agenteval_ci.files.discovery import adk_eval_config
+from agenteval_ci.files.eval_configs import load_eval_config
+from agenteval_ci.files.eval_sets import load_eval_set
 from agenteval_ci.schema import IntermediateData, InvocationEvents, MatchType
 
 
@@ -72,11 +74,11 @@ def test_legacy_row_without_query_names_its_index(tmp_path):
 
 def test_config_discovery_and_defaults(tmp_path):
     eval_set = _write(tmp_path / "x.test.json", [])
-    assert find_eval_config(eval_set) is None
+    assert adk_eval_config([eval_set]) is None
     defaults = {m.name: m.threshold for m in load_eval_config(None).metrics if not m.spec.informational}
     assert defaults == {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}
     config = _write(tmp_path / "test_config.json", {"criteria": {"tool_trajectory_avg_score": {"threshold": 0.5, "matchType": "in-order"}}})
-    assert find_eval_config(eval_set) == config
+    assert adk_eval_config([eval_set]) == config
     metric = next(m for m in load_eval_config(config).metrics if m.name == "tool_trajectory_avg_score")
     assert metric.criterion.match_type == MatchType.IN_ORDER and metric.threshold == 0.5
 

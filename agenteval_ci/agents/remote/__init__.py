@@ -17,14 +17,15 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Protocol
 from urllib.parse import urlsplit
 
+from ...core.metrics.judge_context import INTERMEDIATE_TEXTS
 from ...errors import DependencyError, UsageError
 from ...schema import Content, EvalCase, Invocation
 from ...schema.remote_agent import RemoteAgentConfig
-from ...metrics.judge_context import INTERMEDIATE_TEXTS
-from ...traces.mapping import TraceContentMissing, turn_from_spans
-from ...traces.turn import TurnRecord, to_invocation
+from ..logs import LOG_FILE
+from ..traces.mapping import TraceContentMissing, turn_from_spans
+from ..traces.turn import TurnRecord, to_invocation
 from .http import AgentHttp, RemoteAgentError, joined
-from .process import LOG_FILE, AgentProcess, agent_environment, guard_exits
+from .process import AgentProcess, agent_environment, guard_exits
 from .receiver import OtlpReceiver, TraceMissing, TurnQuery
 from .session import Session, TurnContext
 
@@ -32,7 +33,10 @@ READY_POLL = (0.05, 0.1, 0.2, 0.5)
 
 
 class Kind(Protocol):
-    default_ready: Optional[str]  # a path to GET until 2xx; None: a TCP connection to the port
+    @property
+    def default_ready(self) -> Optional[str]:
+        """A path to GET until 2xx; None: a TCP connection to the port."""
+        ...
 
     async def open(self, session: Session, case: EvalCase) -> None: ...
 

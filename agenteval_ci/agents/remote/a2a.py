@@ -22,7 +22,7 @@ from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
 from ...schema import Content, EvalCase
-from ...traces.turn import ToolStep, TurnRecord, as_response
+from ..traces.turn import ToolStep, TurnRecord, as_response
 from .http import RemoteAgentError, same_origin
 from .session import Session, TurnContext
 
@@ -93,6 +93,7 @@ def _record(answers: list[Any]) -> TurnRecord:
     if task is None and reply is None:
         raise RemoteAgentError("the A2A agent answered neither a task nor a message")
     if task is None:
+        assert reply is not None  # one of the two, said just above
         return TurnRecord(final_text="\n".join(_texts(reply.parts)))
     if task.status.state in _FAILED:
         why = "\n".join(_texts(task.status.message.parts)) if task.status.HasField("message") else ""

@@ -19,8 +19,8 @@ from pydantic import ConfigDict
 from pydantic.alias_generators import to_camel
 
 from ...schema import Content, EvalCase, FunctionCall, UsageMetadata
-from ...traces.turn import TurnRecord
 from ..adk import events_to_invocation
+from ..traces.turn import TurnRecord
 from .http import RemoteAgentError, checked, joined, parse_reply
 from .session import Session, TurnContext
 

@@ -2,7 +2,7 @@
 only when the connection could not be made (nothing was sent), every failure a RemoteAgentError
 that says which request failed and how.
 
-The per-turn timeout lies above (run.py); a read here waits as long as the turn may.
+The per-turn timeout lies above (runner/suites.py); a read here waits as long as the turn may.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import pydantic
 from pydantic import ConfigDict, Field
 
 from ...schema import Content, EvalCase
-from ...traces.turn import ToolStep, TurnRecord, as_response, usage_record
+from ..traces.turn import ToolStep, TurnRecord, as_response, usage_record
 from .http import parse_reply
 from .session import Session, TurnContext
 
@@ -90,7 +90,7 @@ class JsonContractKind:
         pass
 
     async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord:
-        what = ""  # run.py names the turn
+        what = ""  # runner/suites.py names the turn
         data = await session.http.post_json(self.url, request_body(session, user_content.text, context.number), what, headers=context.headers)
         reply = parse_reply(TurnReply, data, f"POST {self.url}", what)
         if reply.state is not None:

@@ -17,8 +17,6 @@ import time
 from pathlib import Path
 from typing import Mapping, Optional
 
-from ...agent_logs import LOG_FILE
-
 TAIL_BYTES = 2000
 
 # Our credentials are never the agent's: the GitHub token and the Actions runtime tokens.

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Optional
 
-from ...traces.mapping import session_of
-from ...traces.otlp import OtlpError, Span, spans_from_json, spans_from_protobuf
+from ..traces.mapping import session_of
+from ..traces.otlp import OtlpError, Span, spans_from_json, spans_from_protobuf
 
 MAX_EXPORT_BYTES = 64 * 1024 * 1024
 CLOSE_WAIT_SECONDS = 2.0  # for a connection's handler to end once its socket is shut down
@@ -187,7 +187,7 @@ class OtlpReceiver:
     def endpoint(self) -> str:
         assert self._server is not None, "the receiver is not started"
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def exporter_env(self) -> dict[str, str]:
         """The standard variables an OpenTelemetry SDK reads, for an agent we start."""
@@ -250,7 +250,8 @@ def _handler(store: TraceStore) -> type[BaseHTTPRequestHandler]:
                 if length > MAX_EXPORT_BYTES:
                     raise ValueError(f"{length:,} bytes (the limit is {MAX_EXPORT_BYTES:,})")
                 return self.rfile.read(length)
-            chunks, total = [], 0
+            chunks: list[bytes] = []
+            total = 0
             while True:
                 size = int(self.rfile.readline(100).split(b";")[0].strip() or b"0", 16)
                 total += size

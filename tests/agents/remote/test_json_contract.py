@@ -95,8 +95,8 @@ def test_every_fault_fails_the_gate_with_its_reason_and_leaves_no_process(tmp_pa
 
 
 def test_a_running_agent_given_by_url_and_a_reply_that_breaks_the_contract(tmp_path):
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
     import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive: the connection stays open until the client closes it

@@ -10,8 +10,8 @@ one per span the agent ended (`span TRACE_ID`).
 import os
 
 import uvicorn
-from google.adk.agents import LlmAgent
 from google.adk.a2a.utils.agent_to_a2a import to_a2a
+from google.adk.agents import LlmAgent
 from google.adk.telemetry.setup import maybe_set_otel_providers
 from opentelemetry import context, propagate, trace
 from opentelemetry.sdk.trace import SpanProcessor

@@ -1,0 +1,669 @@
+"""The noise-aware gate: compare a results file with a baseline and decide (pure, no I/O).
+
+Plain-words design in docs/gate.md. In short: the case is the unit (repeats are averaged
+within a case); per metric a seeded paired bootstrap over cases gives the delta's CI and an
+exact sign test counts per-case pass->fail flips, Bonferroni-corrected over metrics; a case
+that passed every baseline run and failed every candidate run is a hard break, tested with
+Fisher's exact test and Holm's correction over all case x metric pairs. When no case shows
+run-to-run noise (deterministic agents, or a single run), any newly failing case fails.
+With `num_runs: auto` a sequential rule (sequential.py) replaces the fixed-sample tests of
+metrics that show noise, since the runs were chosen by peeking at them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field, replace
+
+from ..schema import CaseResult, MetricResult, Results, Status
+from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
+from ..schema.project import MAX_NUM_RUNS
+from ..schema.settings import GateSettings
+from .baseline import rubric_pass_rates
+from .metrics.base import unscored_evidence
+from .selection import selected
+from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
+
+OUTCOMES = (
+    "regressed", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
+)
+BOOTSTRAP_WORK = 4_000_000  # resamples x cases; bounds the time on very large suites
+
+
+@dataclass(frozen=True)
+class RubricSummary:
+    rubric_id: str
+    baseline_rate: float | None
+    candidate_rate: float | None
+    cases: int
+
+
+@dataclass(frozen=True)
+class MetricSummary:
+    name: str
+    verdict: str  # regressed | improved | unchanged | no baseline
+    cases: int  # comparable cases used for inference
+    baseline_mean: float | None
+    candidate_mean: float | None
+    delta: float | None
+    ci_low: float | None
+    ci_high: float | None
+    mode: str  # stochastic | deterministic
+    flips_down: int = 0  # case passed in the baseline, fails now
+    flips_up: int = 0
+    flip_p: float | None = None
+    hard_breaks: int = 0  # credible per-case breaks
+    candidate_passed: int = 0
+    candidate_failed: int = 0
+    reason: str = ""
+    rubrics: tuple[RubricSummary, ...] = ()
+    evidence: float | None = None  # num_runs: auto: the sequential evidence of a drop
+    evidence_bar: float | None = None  # ... and the value that fails the gate
+    unsure: tuple[str, ...] = ()  # ... cases still unsure when the runs ended, most doubtful first
+    leaning: bool = False  # ... and the evidence leans toward a drop: the gate fails
+    settle: str = ""  # ... what would settle the most doubtful case
+
+
+@dataclass(frozen=True)
+class CaseMetric:
+    name: str
+    baseline: float | None
+    candidate: float | None
+    delta: float | None
+    baseline_status: str | None
+    candidate_status: str
+    threshold: float | None
+    comparable: bool
+    counted: bool = False  # this metric made the case a regression
+
+
+@dataclass(frozen=True)
+class CaseOutcome:
+    suite: str
+    eval_set_id: str
+    eval_id: str
+    outcome: str
+    status: str | None  # candidate case status; None for removed
+    baseline_status: str | None
+    metrics: tuple[CaseMetric, ...] = ()
+    note: str = ""
+
+    @property
+    def key(self) -> str:
+        return f"{self.suite}/{self.eval_set_id}/{self.eval_id}"
+
+    @property
+    def counted(self) -> list[str]:
+        """The metrics that made this case a regression."""
+        return [m.name for m in self.metrics if m.counted]
+
+    @property
+    def worse_metrics(self) -> list[str]:
+        """The metrics that matter for this case: those counted as regressions, else those failing."""
+        return self.counted or [m.name for m in self.metrics if m.candidate_status == Status.FAILED.value]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    verdict: str  # passed | failed
+    exit_code: int
+    regressions: int  # cases the gate counts as regressed
+    fail_on: str
+    has_baseline: bool
+    reasons: tuple[str, ...]
+    metrics: tuple[MetricSummary, ...]
+    cases: tuple[CaseOutcome, ...]
+    counts: dict[str, int] = field(default_factory=dict)
+    confidence: float = 0.95
+    tolerance: float = 0.05
+    baseline_edited: bool = False
+    accepted_by: str = ""  # the verdict used the PR's own baseline, accepted by this writer
+    warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
+
+
+# ---------------------------------------------------------------- statistics (stdlib only)
+
+
+def mean(values: list[float]) -> float:
+    return sum(values) / len(values)
+
+
+def quantile(sorted_values: list[float], q: float) -> float:
+    """Linear interpolation between order statistics."""
+    pos = q * (len(sorted_values) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+
+
+def bootstrap_means(deltas: list[float], seed: str) -> list[float]:
+    """Sorted means of case-resampled deltas; seeded, so the same inputs give the same CI."""
+    rng = random.Random(seed)
+    n = len(deltas)
+    resamples = max(400, min(2000, BOOTSTRAP_WORK // n))
+    return sorted(sum(rng.choices(deltas, k=n)) / n for _ in range(resamples))
+
+
+def sign_test_p(down: int, up: int) -> float:
+    """Exact one-sided sign test: P(at least `down` of the discordant cases go down | no change)."""
+    n = down + up
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(down, n + 1)) / 2**n
+
+
+def hard_break_p(baseline_runs: int, candidate_runs: int) -> float:
+    """Fisher's exact one-sided p when every baseline run passed and every candidate run failed."""
+    return 1 / math.comb(baseline_runs + candidate_runs, baseline_runs)
+
+
+def holm(pvalues: dict[tuple[str, str], float], alpha: float, family_size: int) -> set[tuple[str, str]]:
+    """The keys Holm's step-down procedure rejects at family-wise level alpha; pairs that
+    were not tested still count in `family_size` (their p-value is 1)."""
+    rejected: set[tuple[str, str]] = set()
+    ordered = sorted(pvalues.items(), key=lambda kv: (kv[1], kv[0]))
+    for rank, (key, p) in enumerate(ordered):
+        if p > alpha / (family_size - rank):
+            break
+        rejected.add(key)
+    return rejected
+
+
+# ---------------------------------------------------------------- pairing
+
+
+@dataclass(frozen=True)
+class Pair:
+    """One metric on one case that both sides scored under the same test and config."""
+
+    case: str
+    baseline: float
+    candidate: float
+    baseline_passes: int
+    baseline_fails: int
+    candidate_passes: int
+    candidate_fails: int
+    baseline_passed: bool
+    candidate_passed: bool
+    noisy: bool  # runs disagree on at least one side
+    history: Counts  # every run of the baseline's history of this case (num_runs: auto weighs it)
+
+    @property
+    def delta(self) -> float:
+        return self.candidate - self.baseline
+
+    @property
+    def counts(self) -> CaseCounts:
+        return CaseCounts(self.case, self.history, Counts(self.candidate_passes, self.candidate_fails))
+
+    @property
+    def is_hard_break(self) -> bool:
+        return self.baseline_fails == 0 and self.baseline_passes > 0 and self.candidate_passes == 0 and self.candidate_fails > 0
+
+
+def case_key(case: CaseResult) -> str:
+    return case.key
+
+
+def _gated(metric: MetricResult | BaselineMetric) -> bool:
+    return metric.threshold is not None and metric.status != Status.INFORMATIONAL
+
+
+def _pair(key: str, old: BaselineMetric, new: MetricResult) -> Pair | None:
+    old_scores = [s for s in old.runs if s is not None]
+    new_scores = [r.score for r in new.runs if r.score is not None]
+    if old.score is None or new.score is None:
+        return None
+    new_statuses = [r.status for r in new.runs]
+    baseline_passes, baseline_fails = old.pass_counts()
+    return Pair(
+        case=key,
+        baseline=mean(old_scores) if old_scores else old.score,
+        candidate=new.score,
+        baseline_passes=baseline_passes,
+        baseline_fails=baseline_fails,
+        candidate_passes=new_statuses.count(Status.PASSED),
+        candidate_fails=new_statuses.count(Status.FAILED),
+        baseline_passed=old.status == Status.PASSED,
+        candidate_passed=new.status == Status.PASSED,
+        noisy=len(set(old_scores)) > 1 or len(set(new_scores)) > 1,
+        history=Counts(*old.history_counts()),
+    )
+
+
+def comparable(old: BaselineCase, case: CaseResult, name: str) -> bool:
+    previous = old.metrics.get(name)
+    return previous is not None and old.fingerprint == case.fingerprint and previous.config_fingerprint == case.metrics[name].config_fingerprint
+
+
+def metric_pairs(results: Results, baseline: Baseline) -> dict[str, list[Pair]]:
+    pairs: dict[str, list[Pair]] = {}
+    for case in results.cases:
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
+        if old is None:
+            continue
+        for name, metric in case.metrics.items():
+            if _gated(metric) and comparable(old, case, name):
+                pair = _pair(case_key(case), old.metrics[name], metric)
+                if pair is not None:
+                    pairs.setdefault(name, []).append(pair)
+    return pairs
+
+
+# ---------------------------------------------------------------- per metric
+
+
+@dataclass(frozen=True)
+class _Inference:
+    summary: MetricSummary
+    counted: frozenset[str]  # case keys this metric's regression is made of
+
+
+def _infer_metric(
+    name: str, pairs: list[Pair], settings: GateSettings, alpha: float, breaks: set[str], noise: bool,
+    sequential: MetricEvidence | None = None, max_runs: int = 0,
+) -> _Inference:
+    """`sequential` (num_runs: auto) replaces the fixed-sample tests, which peeking would fool,
+    and the deterministic rule: the suite's fitted flakiness says how much a flip tells."""
+    deltas = [p.delta for p in pairs]
+    delta = mean(deltas)
+    # A fixed-sample interval means nothing over runs chosen by peeking: none in num_runs: auto.
+    draws = bootstrap_means(deltas, f"{settings.seed}:{name}") if sequential is None else []
+    two_sided = (1 - settings.confidence) / 2
+    ci_low, ci_high = (quantile(draws, two_sided), quantile(draws, 1 - two_sided)) if draws else (None, None)
+    down = sum(p.baseline_passed and not p.candidate_passed for p in pairs)
+    up = sum(p.candidate_passed and not p.baseline_passed for p in pairs)
+    flip_p = sign_test_p(down, up)
+    deterministic = not noise and sequential is None
+    dropped = delta < -settings.tolerance
+    credible_mean = bool(draws) and quantile(draws, 1 - alpha) < 0
+    credible_flips = flip_p <= alpha
+    newly_failing = {p.case for p in pairs if p.baseline_passed and not p.candidate_passed}
+    worsened = {p.case for p in pairs if p.delta < -settings.tolerance}
+    unsure: tuple[str, ...] = ()
+    settle = ""
+    if sequential is not None:
+        regressed = sequential.regressed or sequential.leaning
+        doubtful = sorted(sequential.doubtful(), key=lambda c: (-sequential.chance(c), c.counts.key))
+        unsure = tuple(c.counts.key for c in doubtful)
+        settle = _what_settles(sequential, doubtful[0], max_runs) if doubtful and not sequential.regressed else ""
+        reason = _sequential_reason(sequential, settle) if regressed else ""
+    elif deterministic:  # no noise to hide in: any newly failing case, any case that dropped
+        regressed = bool(newly_failing or worsened) or dropped
+        reason = "deterministic: no run-to-run variation in these runs or the baseline's history, so every newly failing or worsened case counts" if regressed else ""
+    else:
+        regressed = dropped and (credible_mean or credible_flips)
+        reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
+    credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
+    improved = not regressed and delta > settings.tolerance and credible_rise
+    counted = {p.case for p in pairs if p.case in breaks}
+    if regressed and sequential is not None:
+        counted |= {c.counts.key for c in sequential.cases if sequential.chance(c) >= 0.5}
+    elif regressed:
+        counted |= worsened
+        counted |= newly_failing if deterministic else set()
+    summary = MetricSummary(
+        name=name,
+        verdict="regressed" if regressed else "improved" if improved else "unchanged",
+        cases=len(pairs),
+        baseline_mean=mean([p.baseline for p in pairs]),
+        candidate_mean=mean([p.candidate for p in pairs]),
+        delta=delta,
+        ci_low=ci_low,
+        ci_high=ci_high,
+        mode="sequential" if sequential else "deterministic" if deterministic else "stochastic",
+        flips_down=down,
+        flips_up=up,
+        flip_p=flip_p,
+        hard_breaks=len(counted & breaks),
+        reason=reason,
+        evidence=sequential.evidence if sequential else None,
+        evidence_bar=sequential.bar if sequential else None,
+        unsure=unsure,
+        leaning=bool(sequential and sequential.leaning),
+        settle=settle,
+    )
+    return _Inference(summary, frozenset(counted))
+
+
+def _sequential_reason(sequential: MetricEvidence, settle: str) -> str:
+    if sequential.regressed:
+        return f"sequential evidence {sequential.evidence:.3g} reached its bar {sequential.bar:g}"
+    why = (f"at least {LEAN:g}: a drop more likely than not" if sequential.evidence >= LEAN
+           else f"above 1, and a case at least {sequential.power:.0%} likely to be one that dropped")
+    return f"still unsure when the runs ended, and the evidence leans toward a drop: {sequential.evidence:.3g} ({why}; {sequential.bar:g} would be sure); {settle}"
+
+
+def _what_settles(sequential: MetricEvidence, case: CaseEvidence, max_runs: int) -> str:
+    """The runs that would settle the most doubtful case, in words."""
+    now = case.counts.now
+    found = sequential.settle(case, MAX_NUM_RUNS - now.runs)
+    fail = f"{found.fails_to_fail} more failing run(s) would make the gate sure of a drop" if found.fails_to_fail else "no number of failing runs alone would"
+    clear = f"{found.passes_to_clear} passing run(s) would clear it" if found.passes_to_clear else "passing runs alone would not clear it"
+    left = "it reached max_runs" if now.runs >= max_runs else f"{max_runs - now.runs} run(s) below max_runs were left when the run budget ran out"
+    return (f"{len(sequential.doubtful())} case(s) still unsure, most of all {case.counts.key} (history passed {case.counts.history}, "
+            f"now {now}; chance it dropped {sequential.chance(case):.0%}): {fail}, {clear}; {left} (raise max_runs or run_budget)")
+
+
+def _stochastic_reason(credible_mean: bool, credible_flips: bool) -> str:
+    why = [w for w, ok in (("the mean's drop is outside the noise", credible_mean), ("pass->fail flips outnumber fixes beyond chance", credible_flips)) if ok]
+    return "; ".join(why)
+
+
+def _hard_breaks(pairs: dict[str, list[Pair]], alpha: float) -> dict[str, set[str]]:
+    """Per metric, the cases whose every-run break survives Holm over all noisy case x metric pairs."""
+    family = {(name, p.case): p for name, ps in pairs.items() if any(q.noisy for q in ps) for p in ps}
+    pvalues = {key: hard_break_p(p.baseline_passes, p.candidate_fails) for key, p in family.items() if p.is_hard_break}
+    rejected = holm(pvalues, alpha, len(family))
+    out: dict[str, set[str]] = {}
+    for name, case in rejected:
+        out.setdefault(name, set()).add(case)
+    return out
+
+
+def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
+    """Each rubric's pass rate, baseline vs PR, over the same cases: the comparable ones where
+    the rubric was judged on both sides (every judged case when there is no baseline)."""
+    old_rates: dict[str, list[float]] = {}
+    new_rates: dict[str, list[float]] = {}
+    for case in results.cases:
+        if name not in case.metrics:
+            continue
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
+        if baseline is not None and (old is None or not comparable(old, case, name)):
+            continue
+        before = old.metrics[name].rubrics if old else None
+        for rubric, rate in rubric_pass_rates(case.metrics[name]).items():
+            if before is not None and rubric not in before:
+                continue  # judged on one side only: a pass rate over different cases would mislead
+            new_rates.setdefault(rubric, []).append(rate)
+            if before is not None:
+                old_rates.setdefault(rubric, []).append(before[rubric])
+    return tuple(
+        RubricSummary(
+            rubric_id=rubric,
+            baseline_rate=mean(old_rates[rubric]) if rubric in old_rates else None,
+            candidate_rate=mean(new_rates[rubric]) if rubric in new_rates else None,
+            cases=max(len(new_rates.get(rubric, [])), len(old_rates.get(rubric, []))),
+        )
+        for rubric in sorted(set(old_rates) | set(new_rates))
+    )
+
+
+def sequential_evidence(name: str, pairs: dict[str, list[Pair]], settings: GateSettings, baseline: Baseline) -> MetricEvidence:
+    """num_runs: auto: one metric's sequential evidence; alpha is shared out over the metrics (Bonferroni)."""
+    alpha = (1 - settings.confidence) / max(1, len(pairs))
+    return metric_evidence(name, [p.counts for p in pairs[name]], settings.case_drop, alpha, settings.power, planned_population(baseline, name))
+
+
+def _baseline_metrics(baseline: Baseline, name: str) -> list[BaselineMetric]:
+    found = (case.metrics.get(name) for sets in baseline.suites.values() for cases in sets.values() for case in cases.values())
+    return [m for m in found if m is not None]
+
+
+def planned_population(baseline: Baseline, name: str) -> list[Counts]:
+    """Every baseline case's planned pass counts on a metric (the suite's prior is fitted to them):
+    the same for each shard and for their merge."""
+    return [Counts(*m.planned_counts()) for m in _baseline_metrics(baseline, name)]
+
+
+def noisy(pairs: list[Pair], baseline: Baseline | None, name: str) -> bool:
+    """Run-to-run variation seen on this metric: in these runs, or in any baseline case's history
+    (a case is deterministic only on evidence, never because it happened to run once)."""
+    if any(p.noisy for p in pairs):
+        return True
+    return baseline is not None and any(all(m.history_counts()) for m in _baseline_metrics(baseline, name))
+
+
+def _metric_names(results: Results) -> list[str]:
+    return sorted({name for c in results.cases for name, m in c.metrics.items() if _gated(m)})
+
+
+def _candidate_counts(name: str, results: Results) -> tuple[int, int, float | None]:
+    metrics = [c.metrics[name] for c in results.cases if name in c.metrics]
+    scores = [m.score for m in metrics if m.score is not None]
+    passed = sum(m.status == Status.PASSED for m in metrics)
+    failed = sum(m.status == Status.FAILED for m in metrics)
+    return passed, failed, mean(scores) if scores else None
+
+
+def _summaries(results: Results, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
+    """Per metric summary, and the (case key, metric) pairs counted as regressions."""
+    names = _metric_names(results)
+    pairs = metric_pairs(results, baseline) if baseline else {}
+    alpha = (1 - settings.confidence) / max(1, 2 * len(pairs))  # Bonferroni: two tests per metric
+    auto = results.adaptive is not None
+    breaks = {} if auto else _hard_breaks(pairs, 1 - settings.confidence)  # Fisher's test is fixed-sample
+    summaries, counted = [], set()
+    for name in names:
+        passed, failed, candidate_mean = _candidate_counts(name, results)
+        rubrics = _rubric_summaries(name, results, baseline)
+        if name in pairs:
+            sequential = sequential_evidence(name, pairs, settings, baseline) if auto and baseline else None
+            max_runs = results.adaptive.max_runs if results.adaptive else 0
+            noise = noisy(pairs[name], baseline, name)
+            inference = _infer_metric(name, pairs[name], settings, alpha, breaks.get(name, set()), noise, sequential, max_runs)
+            summary = inference.summary
+            counted |= {(case, name) for case in inference.counted}
+        else:
+            summary = MetricSummary(name, "no baseline", 0, None, candidate_mean, None, None, None, "stochastic")
+        summaries.append(replace(summary, candidate_passed=passed, candidate_failed=failed, rubrics=rubrics))
+    return summaries, counted
+
+
+# ---------------------------------------------------------------- per case
+
+
+def _case_metrics(case: CaseResult, old: BaselineCase | None, counted: set[tuple[str, str]]) -> tuple[CaseMetric, ...]:
+    out = []
+    for name, metric in sorted(case.metrics.items()):
+        if not _gated(metric):
+            continue
+        previous = old.metrics.get(name) if old else None
+        same = old is not None and previous is not None and comparable(old, case, name)
+        base = previous.score if previous else None
+        out.append(
+            CaseMetric(
+                name=name,
+                baseline=base,
+                candidate=metric.score,
+                delta=None if base is None or metric.score is None or not same else metric.score - base,
+                baseline_status=previous.status.value if previous else None,
+                candidate_status=metric.status.value,
+                threshold=metric.threshold,
+                comparable=same,
+                counted=(case_key(case), name) in counted,
+            )
+        )
+    for name in _dropped_metrics(case, old):  # gated in the baseline, gone from the config now
+        previous = old.metrics[name]
+        out.append(CaseMetric(name, previous.score, None, None, previous.status.value, Status.NOT_EVALUATED.value, previous.threshold, False))
+    return tuple(out)
+
+
+def _dropped_metrics(case: CaseResult, old: BaselineCase | None) -> list[str]:
+    if old is None:
+        return []
+    return sorted(n for n, m in old.metrics.items() if _evaluated(m) and m.threshold is not None and n not in case.metrics)
+
+
+def _evaluated(metric: MetricResult | BaselineMetric) -> bool:
+    return metric.status in (Status.PASSED, Status.FAILED)
+
+
+def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
+    """Gated metrics the baseline scored on this case that have no score now: each
+    "metric: why" (an unreadable judge reply, no key, a removed criterion)."""
+    if old is None:
+        return []
+    lost = [f"{n}: no longer configured" for n in _dropped_metrics(case, old)]
+    for name, metric in sorted(case.metrics.items()):
+        previous = old.metrics.get(name)
+        if previous is not None and _evaluated(previous) and _gated(previous) and metric.status == Status.NOT_EVALUATED:
+            lost.append(f"{name}: {metric.reason or 'not evaluated'}")
+    return lost
+
+
+def _is_flaky(case: CaseResult) -> bool:
+    return any(len({r.status for r in m.runs if r.status in (Status.PASSED, Status.FAILED)}) > 1 for m in case.metrics.values())
+
+
+def _changed_test(case: CaseResult, old: BaselineCase) -> str:
+    if old.fingerprint != case.fingerprint:
+        return "the expected content changed (user turns, expected tools or responses, rubrics)"
+    changed = sorted(n for n, m in case.metrics.items() if n in old.metrics and old.metrics[n].config_fingerprint != m.config_fingerprint)
+    return f"metric configuration changed: {', '.join(changed)}" if changed else ""
+
+
+def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float, lost: list[str]) -> str:
+    was, now = old.status == Status.PASSED, case.status == Status.PASSED
+    if any(m.counted for m in metrics) or (was and case.run_errors):  # a crash is never noise
+        return "regressed"
+    if was and case.status == Status.FAILED:
+        return "newly_failing"
+    if any(m.delta is not None and m.delta < -tolerance for m in metrics):
+        return "worsened"
+    if lost:
+        return "unevaluated"
+    if old.status == Status.FAILED and now:
+        return "fixed"
+    if _is_flaky(case):
+        return "flaky"
+    deltas = [m.delta for m in metrics if m.delta is not None]
+    if deltas and max(deltas) > tolerance and min(deltas) >= -tolerance:
+        return "improved"
+    return "unchanged"
+
+
+def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
+    old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
+    metrics = _case_metrics(case, old, counted)
+    common = dict(suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, status=case.status.value, metrics=metrics)
+    if old is None:
+        return CaseOutcome(outcome="new", baseline_status=None, note=case.reason or "", **common)
+    changed = _changed_test(case, old)
+    if changed:
+        return CaseOutcome(outcome="incomparable", baseline_status=old.status.value, note=changed, **common)
+    lost = lost_evidence(case, old)
+    outcome = _outcome(case, old, metrics, tolerance, lost)
+    return CaseOutcome(outcome=outcome, baseline_status=old.status.value, note=case.reason or "; ".join(lost), **common)
+
+
+def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
+    """Baseline cases of the suites in these results that did not run (of those `run -k` kept)."""
+    present = {(c.suite, c.eval_set_id, c.eval_id) for c in results.cases}
+    suites = set(results.suites) | {c.suite for c in results.cases}
+    return [
+        CaseOutcome(suite=s, eval_set_id=e, eval_id=i, outcome="removed", status=None, baseline_status=baseline.case(s, e, i).status.value)
+        for s, e, i in sorted(baseline.keys())
+        if s in suites and (s, e, i) not in present and selected(results.case_filter, s, e, i)
+    ]
+
+
+# ---------------------------------------------------------------- the verdict
+
+
+def compare(results: Results, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+    summaries, counted = _summaries(results, baseline, settings)
+    cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases]
+    cases += _removed(results, baseline) if baseline else []
+    reasons = _reasons(results, baseline, summaries, cases, settings.fail_on)
+    evidence = _missing_evidence(results, baseline)
+    if settings.not_evaluated == "fail":
+        reasons += evidence
+    failed = bool(reasons) and settings.fail_on != "never"
+    regressions = sum(c.outcome == "regressed" for c in cases)
+    return Comparison(
+        verdict="failed" if failed else "passed",
+        exit_code=1 if failed else 0,
+        regressions=regressions,
+        fail_on=settings.fail_on,
+        has_baseline=baseline is not None,
+        reasons=tuple(reasons),
+        metrics=tuple(summaries),
+        cases=tuple(sorted(cases, key=_importance)),
+        counts={o: sum(c.outcome == o for c in cases) for o in OUTCOMES},
+        confidence=settings.confidence,
+        tolerance=settings.tolerance,
+        warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
+    )
+
+
+def _first(items: list[str], what: str) -> str:
+    return f"{len(items)} {what} (first: {items[0]})"
+
+
+def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
+    """No evidence is not a pass: cases where nothing was evaluated, gated scores the
+    baseline had that are gone now, and gated scores no baseline stands in for (a first run,
+    a new case or metric). Failed runs are reported as such, not here."""
+    empty, lost, never = [], [], []
+    for case in results.cases:
+        if case.run_errors:
+            continue
+        key = case_key(case)
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
+        if case.status == Status.NOT_EVALUATED:
+            empty.append(f"{key}: {case.reason or 'no metric was evaluated'}")
+        else:
+            never += [f"{key} {why}" for why in unevidenced(case, old)]
+        lost += [f"{key} {why}" for why in lost_evidence(case, old)]
+    reasons = []
+    if empty:
+        reasons.append(_first(empty, "case(s) with no evaluated gated metric"))
+    if lost:
+        reasons.append(_first(lost, "gated score(s) the baseline has were not evaluated now (lost coverage)"))
+    if never:
+        reasons.append(_first(never, "gated score(s) not evaluated, with no baseline score to stand in for them"))
+    return reasons
+
+
+def unevidenced(case: CaseResult, old: BaselineCase | None) -> list[str]:
+    """Gated metrics without a score on a case that the baseline has no score of theirs for
+    either (no baseline yet, a new case or metric): each "metric: why". A first run with the
+    judge down is no pass because another metric of each case was evaluated."""
+    def baseline_scored(name: str) -> bool:
+        previous = old.metrics.get(name) if old else None
+        return previous is not None and _evaluated(previous) and _gated(previous)
+
+    return [f"{name}: {m.reason or 'not evaluated'}" for name, m in sorted(case.metrics.items())
+            if unscored_evidence(m) and not baseline_scored(name)]
+
+
+def _broken(results: Results, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:
+    """Cases whose agent runs failed (key -> reason); comparing with a baseline, not those
+    that were failing there already."""
+    still_failing = {c.key for c in cases if c.baseline_status == Status.FAILED.value and c.outcome != "incomparable"} if regression else set()
+    return {case_key(c): c.reason or "" for c in results.cases if c.run_errors and case_key(c) not in still_failing}
+
+
+def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
+    """Most important first: by outcome, failing before passing, the largest drop, then the key."""
+    drops = [m.delta for m in case.metrics if m.delta is not None]
+    return OUTCOMES.index(case.outcome), case.status != Status.FAILED.value, min(drops, default=0.0), case.key
+
+
+def _reasons(results: Results, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
+    """Why the gate fails (empty: it passes) under `fail_on`; `never` reports the same reasons."""
+    broken = _broken(results, cases, regression=fail_on != "threshold" and baseline is not None)
+    reasons = [_first([f"{k}: {why}" for k, why in broken.items()], "case(s) whose agent runs failed")] if broken else []
+    below = [c for c in results.cases if c.status == Status.FAILED and not c.run_errors]
+    if fail_on == "threshold" or baseline is None:
+        return reasons + ([f"{len(below)} case(s) below their thresholds"] if below else [])
+    reasons += [f"{s.name}: regressed ({s.reason})" for s in summaries if s.verdict == "regressed"]
+    breaks = sum(s.hard_breaks for s in summaries)
+    if breaks:
+        reasons.append(f"{breaks} hard break(s): cases that passed every baseline run fail every run now")
+    new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value and c.key not in broken]
+    if new_failing:
+        reasons.append(f"{len(new_failing)} new case(s) below their thresholds")
+    unmatched = [f"{c.key} {m.name}" for c in cases if c.outcome != "new" and c.key not in broken
+                 for m in c.metrics if _below_without_baseline(m)]
+    if unmatched:  # nothing to compare with, so its threshold decides, as for a new case
+        reasons.append(_first(unmatched, "score(s) below the threshold of a metric new to the case's baseline or changed since"))
+    return reasons
+
+
+def _below_without_baseline(metric: CaseMetric) -> bool:
+    return not metric.comparable and metric.threshold is not None and metric.candidate_status == Status.FAILED.value

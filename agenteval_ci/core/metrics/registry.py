@@ -1,0 +1,168 @@
+"""The registry: every metric name a config may use, and what reads its criterion.
+
+Only the trajectory and efficiency modules load with it. Each other metric's module loads
+the first time the metric scores: the judged ones bring asyncio, prompts and the judge,
+ROUGE brings its stemmer, and a `score` of deterministic metrics needs none of that.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Optional
+
+from ...schema import (
+    BaseCriterion,
+    HallucinationsCriterion,
+    LlmAsAJudgeCriterion,
+    LlmBackedUserSimulatorCriterion,
+    MetricRun,
+    RubricsBasedCriterion,
+    SafetyCriterion,
+    SingleToolUseCriterion,
+    ToolArgsCriterion,
+    ToolTrajectoryCriterion,
+)
+from . import efficiency, trajectory
+from .base import Evaluate, MetricInput, MetricSpec, not_evaluated
+
+
+def _deferred(module: str, function: str, *args: Any) -> Evaluate:
+    """`module.function` (or `module.function(*args)`, for a metric family's factory),
+    imported on the first call."""
+    loaded: Optional[Evaluate] = None
+
+    def evaluate(inp: MetricInput) -> Any:
+        nonlocal loaded
+        if loaded is None:
+            target = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+            loaded = target(*args) if args else target
+        return loaded(inp)
+
+    return evaluate
+
+
+def _not_implemented(inp: MetricInput) -> MetricRun:
+    return not_evaluated("not implemented yet")
+
+
+def _pending(name: str, criterion_type: type[BaseCriterion], description: str) -> MetricSpec:
+    """An ADK metric we accept in configs but do not score yet: NOT_EVALUATED, never dropped."""
+    return MetricSpec(name, criterion_type, _not_implemented, description)
+
+
+_SPECS = [
+    MetricSpec(
+        "tool_trajectory_avg_score",
+        ToolTrajectoryCriterion,
+        trajectory.evaluate,
+        "Share of turns whose tool calls match the expected ones (EXACT / IN_ORDER / ANY_ORDER).",
+        needs_expected=True,
+    ),
+    MetricSpec(
+        "tool_trajectory_alignment_score",
+        ToolArgsCriterion,
+        _deferred("alignment", "evaluate_alignment"),
+        "agenteval: partial credit from aligning expected and actual calls, argument rules applied.",
+        needs_expected=True,
+    ),
+    MetricSpec(
+        "tool_argument_match_score",
+        ToolArgsCriterion,
+        _deferred("alignment", "evaluate_argument_match"),
+        "agenteval: share of expected arguments matched on the aligned calls, per tool.",
+        needs_expected=True,
+    ),
+    MetricSpec(
+        "response_match_score",
+        BaseCriterion,
+        _deferred("rouge", "evaluate"),
+        "ROUGE-1 F-measure of the final response against the expected one.",
+        needs_expected=True,
+    ),
+    *(
+        MetricSpec(name, BaseCriterion, _deferred("vertex", "reference_metric", name), description, needs_expected=True)
+        for name, description in [
+            ("trajectory_exact_match", "Vertex: 1 when the turn's tool calls equal the expected ones, in order."),
+            ("trajectory_in_order_match", "Vertex: 1 when the expected calls appear in order; extras allowed."),
+            ("trajectory_any_order_match", "Vertex: 1 when the expected calls all appear, in any order."),
+            ("trajectory_precision", "Vertex: share of the agent's calls that the expected calls hold."),
+            ("trajectory_recall", "Vertex: share of the expected calls that the agent made."),
+        ]
+    ),
+    MetricSpec(
+        "trajectory_single_tool_use",
+        SingleToolUseCriterion,
+        _deferred("vertex", "evaluate_single_tool_use"),
+        "Vertex: 1 when the agent called `tool_name` in the turn.",
+    ),
+    *(
+        MetricSpec(name, BaseCriterion, evaluate, description, informational=True)
+        for name, evaluate, description in [
+            ("tool_call_count_v1", efficiency.evaluate_tool_call_count, "Tool calls per turn (informational)."),
+            ("inference_call_count_v1", efficiency.evaluate_inference_call_count, "Model calls per turn (informational)."),
+            ("token_usage_v1", efficiency.evaluate_token_usage, "Tokens per turn, with a breakdown (informational)."),
+            ("invocation_duration_v1", efficiency.evaluate_invocation_duration, "Seconds per turn, with a breakdown (informational)."),
+        ]
+    ),
+    MetricSpec(
+        "final_response_match_v2",
+        LlmAsAJudgeCriterion,
+        _deferred("llm_match", "evaluate"),
+        "LLM judge: is the response equivalent to the reference.",
+        needs_expected=True,
+        judged=True,
+    ),
+    MetricSpec(
+        "rubric_based_final_response_quality_v1",
+        RubricsBasedCriterion,
+        _deferred("llm_rubrics", "evaluate_final_response_quality"),
+        "LLM judge: final response rubrics.",
+        judged=True,
+    ),
+    MetricSpec(
+        "rubric_based_tool_use_quality_v1",
+        RubricsBasedCriterion,
+        _deferred("llm_rubrics", "evaluate_tool_use_quality"),
+        "LLM judge: tool use rubrics.",
+        judged=True,
+    ),
+    MetricSpec(
+        "hallucinations_v1",
+        HallucinationsCriterion,
+        _deferred("llm_hallucinations", "evaluate"),
+        "LLM judge: share of supported sentences.",
+        judged=True,
+    ),
+    MetricSpec(
+        "safety_v1",
+        SafetyCriterion,
+        _deferred("llm_conversation", "evaluate_safety"),
+        "LLM judge: harmlessness of the response.",
+        judged=True,
+    ),
+    _pending("response_evaluation_score", BaseCriterion, "Vertex coherence score (legacy)."),
+    MetricSpec(
+        "per_turn_user_simulator_quality_v1",
+        LlmBackedUserSimulatorCriterion,
+        _deferred("user_simulator", "evaluate"),
+        "LLM judge: does the simulated user follow its plan and end on time.",
+        judged=True,
+    ),
+    *(
+        MetricSpec(name, LlmAsAJudgeCriterion, _deferred("llm_conversation", "multi_turn_metric", name), description, judged=True)
+        for name, description in [
+            ("multi_turn_task_success_v1", "LLM judge: was the task achieved."),
+            ("multi_turn_trajectory_quality_v1", "LLM judge: trajectory quality."),
+            ("multi_turn_tool_use_quality_v1", "LLM judge: tool use quality."),
+        ]
+    ),
+    MetricSpec(
+        "rubric_based_multi_turn_trajectory_quality_v1",
+        RubricsBasedCriterion,
+        _deferred("llm_rubrics", "evaluate_multi_turn_trajectory_rubrics"),
+        "LLM judge: multi-turn trajectory rubrics.",
+        judged=True,
+    ),
+]
+
+REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}

@@ -1,0 +1,147 @@
+"""Scoring: cases x runs x metrics -> case results, with ADK's aggregation and status rules.
+
+All metric work of a whole run is gathered at once, so LLM-judged metrics share the
+judge's single concurrency bound instead of going metric by metric or case by case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ..schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
+from .fingerprint import case_fingerprint
+from .judging import Judge
+from .metrics import ConfiguredMetric, MetricInput, adk_mean, not_evaluated, status_for
+from .metrics.base import NO_REFERENCE
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CaseToScore:
+    """One eval case with what the agent did in each run, and the metrics that judge it."""
+
+    case: EvalCase
+    runs: list[RunRecord]
+    metrics: list[ConfiguredMetric]
+    eval_set_id: str
+    eval_set_file: str | None = None
+    suite: str = "default"
+
+
+def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Judge | None) -> MetricRun | Awaitable[MetricRun]:
+    """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
+    if metric.spec.needs_expected and item.case.conversation is None:
+        return not_evaluated(f"{metric.name} compares with an expected conversation; {NO_REFERENCE}")
+    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge, tuple(run.unreported or ()))
+    return metric.spec.evaluate(inp)
+
+
+def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
+    """Over runs: the mean of the runs' scores, then ADK's `score >= threshold`."""
+    scores = [r.score for r in runs if r.score is not None]
+    score = adk_mean(scores) if scores else None
+    if metric.spec.informational:  # as ADK: INFORMATIONAL even when no figure is available
+        status = Status.INFORMATIONAL
+    else:
+        status = status_for(score, metric.criterion.threshold)
+    reason = next((r.reason for r in runs if r.reason), None) if score is None else None
+    judged_without = list(dict.fromkeys(item for r in runs for item in r.judged_without or [])) or None
+    return MetricResult(
+        score=score,
+        threshold=metric.threshold,
+        status=status,
+        reason=reason,
+        config_fingerprint=metric.fingerprint,
+        judged_without=judged_without,
+        runs=runs,
+    )
+
+
+def case_status(metrics: dict[str, MetricResult], runs: list[RunRecord]) -> tuple[Status, str | None]:
+    """`adk eval`'s rule: a failed run or any FAILED metric fails the case; NOT_EVALUATED
+    and INFORMATIONAL are ignored; nothing evaluated at all is NOT_EVALUATED."""
+    errors = [r.error for r in runs if r.error]
+    if errors:
+        return Status.FAILED, f"{len(errors)} of {len(runs)} run(s) failed: {errors[0]}"
+    failed = [name for name, m in metrics.items() if m.status == Status.FAILED]
+    if failed:
+        return Status.FAILED, "below threshold: " + ", ".join(failed)
+    if any(m.status == Status.PASSED for m in metrics.values()):
+        return Status.PASSED, None
+    return Status.NOT_EVALUATED, "no metric was evaluated"
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """A case being scored: its result now when every metric is deterministic, else its judged
+    metrics to await. Thousands of cheap deterministic scores would otherwise spend much of
+    their time in the event loop."""
+
+    done: CaseResult | None = None
+    judged: Coroutine[Any, Any, CaseResult] | None = None
+
+    async def result(self) -> CaseResult:
+        if self.done is not None:
+            return self.done
+        assert self.judged is not None  # one of the two, always
+        return await self.judged
+
+
+def score_case(item: CaseToScore, judge: Judge | None = None) -> Scoring:
+    started = [[_start(m, item, run, judge) for run in item.runs] for m in item.metrics]
+    ready = [[r for r in runs if isinstance(r, MetricRun)] for runs in started]
+    if all(len(done) == len(runs) for done, runs in zip(ready, started)):
+        return Scoring(done=_case_result(item, ready))
+    return Scoring(judged=_judged_case(item, started))
+
+
+async def _judged_case(item: CaseToScore, started: list[list[MetricRun | Awaitable[MetricRun]]]) -> CaseResult:
+    done = iter(await _gather([r for runs in started for r in runs if not isinstance(r, MetricRun)]))
+    return _case_result(item, [[r if isinstance(r, MetricRun) else next(done) for r in runs] for runs in started])
+
+
+def _case_result(item: CaseToScore, per_metric: list[list[MetricRun]]) -> CaseResult:
+    metrics = {m.name: aggregate(m, runs) for m, runs in zip(item.metrics, per_metric)}
+    status, reason = case_status(metrics, item.runs)
+    return CaseResult(
+        suite=item.suite,
+        eval_set_id=item.eval_set_id,
+        eval_set_file=item.eval_set_file,
+        eval_id=item.case.eval_id,
+        fingerprint=case_fingerprint(item.case),
+        status=status,
+        reason=reason,
+        metrics=metrics,
+        runs=item.runs,
+        eval_case=item.case,
+    )
+
+
+def with_more_runs(old: CaseResult, new: CaseResult, metrics: list[ConfiguredMetric]) -> CaseResult:
+    """A case over its earlier runs and a later round's: each metric re-aggregated, none re-judged."""
+    per_metric = {m.name: aggregate(m, old.metrics[m.name].runs + new.metrics[m.name].runs) for m in metrics}
+    runs = old.runs + new.runs
+    status, reason = case_status(per_metric, runs)
+    return old.model_copy(update={"metrics": per_metric, "runs": runs, "status": status, "reason": reason})
+
+
+def score_all(items: list[CaseToScore], judge: Judge | None = None) -> list[CaseResult]:
+    """Every case; the judged ones all at once under the judge's bound. Results keep
+    the order of `items`."""
+    started = [score_case(item, judge) for item in items]
+    pending = [s.judged for s in started if s.judged is not None]
+    if not pending:
+        return [s.done for s in started if s.done is not None]
+    import asyncio  # judged work only: a run of deterministic metrics never loads it
+
+    judged = iter(asyncio.run(_gather(pending)))
+    return [s.done if s.done is not None else next(judged) for s in started]
+
+
+async def _gather(awaitables: Sequence[Awaitable[T]]) -> list[T]:
+    import asyncio
+
+    return list(await asyncio.gather(*awaitables))

@@ -1,0 +1,170 @@
+"""Eval configs as google-adk 2.13 reads them, with clear errors: each criterion read as its
+metric's criterion type, ADK's defaults when there is no file, the suite's own criteria and
+argument rules on top, and which config an eval set uses (discovery.py finds it).
+
+Every problem names the file and the JSON path. Where ADK silently ignores something (an
+unknown key on a criterion, an unknown top-level key) we return a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pydantic
+from pydantic.alias_generators import to_snake
+
+from ..core.fingerprint import metric_fingerprint
+from ..core.metrics import REGISTRY, ConfiguredMetric, MetricSpec
+from ..core.rule_check import expected_args_by_tool, rule_problems
+from ..core.simulation import missing_placeholders
+from ..errors import InputError, Problem
+from ..schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, ToolArgsCriterion
+from ..schema.arg_rules import ToolArgs
+from ..schema.eval_set import EvalCase
+from ..schema.problems import problems_from
+from .readers import read_json
+
+
+@dataclass(frozen=True)
+class LoadedEvalConfig:
+    path: str | None  # None: ADK's defaults
+    config: EvalConfig
+    metrics: list[ConfiguredMetric]
+    warnings: list[Problem] = field(default_factory=list)
+
+
+
+def load_eval_config(path: str | Path | None) -> LoadedEvalConfig:
+    """A config file, or ADK's defaults when `path` is None."""
+    if path is None:
+        return _resolve(None, DEFAULT_EVAL_CONFIG, dict(DEFAULT_EVAL_CONFIG.criteria))
+    name = Path(path).as_posix()
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise InputError(Problem(name, "$", f"an eval config must be an object with `criteria`, got {type(data).__name__}"))
+    raw_criteria = data.get("criteria", {}) if isinstance(data.get("criteria", {}), dict) else None
+    if raw_criteria is None:
+        raise InputError(Problem(name, "$.criteria", "must be an object mapping metric names to a threshold or a criterion"))
+    rest = {k: v for k, v in data.items() if k != "criteria"}
+    try:
+        config = EvalConfig.model_validate(rest)
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, EvalConfig)) from None
+    _check_custom_instructions(name, config)
+    return _resolve(name, config, raw_criteria, data)
+
+
+def _check_custom_instructions(name: str, config: EvalConfig) -> None:
+    custom = config.user_simulator_config.custom_instructions if config.user_simulator_config else None
+    missing = missing_placeholders(custom) if custom is not None else []
+    if missing:
+        raise InputError(
+            Problem(
+                name,
+                "$.user_simulator_config.custom_instructions",
+                "must be a jinja template using {{ stop_signal }}, {{ conversation_plan }} and {{ conversation_history }} "
+                f"(and {{{{ persona }}}} for scenarios with a persona); missing: {', '.join(missing)}",
+            )
+        )
+
+
+def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any], data: dict[str, Any] | None = None) -> LoadedEvalConfig:
+    """Read each criterion as its metric's criterion type, as ADK's evaluators do."""
+    file = name or "<default eval config>"
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    for key in data or {}:
+        if key not in EvalConfig.model_fields and to_snake(key) not in EvalConfig.model_fields:
+            warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
+    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings)
+    if problems:
+        raise InputError(problems)
+    criteria: dict[str, float | BaseCriterion] = {m.name: m.criterion for m in metrics}
+    named = {m.name for m in metrics}
+    for spec in REGISTRY.values():
+        if spec.informational and spec.name not in named:
+            criterion = spec.criterion_type(threshold=0.0)
+            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(spec.name, criterion)))
+    return LoadedEvalConfig(name, config.model_copy(update={"criteria": criteria}), metrics, warnings)
+
+
+def read_criteria(
+    file: str, at: str, raw_criteria: dict[str, Any], problems: list[Problem], warnings: list[Problem]
+) -> list[ConfiguredMetric]:
+    """Each `metric name: threshold or criterion` of a criteria mapping found in `file` at `at`."""
+    metrics = []
+    for metric_name, raw in raw_criteria.items():
+        spec = REGISTRY.get(metric_name)
+        if spec is None:
+            problems.append(Problem(file, f"{at}.{metric_name}", f"unknown metric {metric_name!r}; known metrics: {', '.join(REGISTRY)}"))
+            continue
+        criterion = _read_criterion(file, f"{at}.{metric_name}", spec, raw, problems, warnings)
+        if criterion is not None:
+            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion)))
+    return metrics
+
+
+def with_metrics(config: LoadedEvalConfig, extra: list[ConfiguredMetric]) -> LoadedEvalConfig:
+    """`config` with `extra` metrics: one of the same name replaces the config's in its place."""
+    replacing = {m.name: m for m in extra}
+    metrics = [replacing.pop(m.name, m) for m in config.metrics] + list(replacing.values())
+    criteria = {**config.config.criteria, **{m.name: m.criterion for m in extra}}
+    return LoadedEvalConfig(config.path, config.config.model_copy(update={"criteria": criteria}), metrics, config.warnings)
+
+
+def with_tool_args(config: LoadedEvalConfig, tool_args: ToolArgs) -> LoadedEvalConfig:
+    """Rules given for a whole suite under each rule-reading metric's own (its own win, tool by tool)."""
+    merged = []
+    for metric in config.metrics:
+        if isinstance(metric.criterion, ToolArgsCriterion) and tool_args:
+            criterion = metric.criterion.model_copy(update={"tool_args": {**tool_args, **metric.criterion.tool_args}})
+            merged.append(ConfiguredMetric(metric.spec, criterion, metric_fingerprint(metric.name, criterion)))
+    return with_metrics(config, merged) if merged else config
+
+
+def config_rule_problems(config: LoadedEvalConfig, cases: Iterable[EvalCase]) -> list[Problem]:
+    """The argument rules a config's own criteria give, checked against the cases' expected calls."""
+    ruled = [m for m in config.metrics if isinstance(m.criterion, ToolArgsCriterion) and m.criterion.tool_args]
+    if not ruled:
+        return []
+    expected = expected_args_by_tool(cases)
+    file = config.path or "<default eval config>"
+    return [
+        problem
+        for m in ruled
+        for problem in rule_problems(file, f"$.criteria.{m.name}.tool_args", m.criterion.tool_args, expected)  # type: ignore[attr-defined]
+    ]
+
+
+def _read_criterion(
+    file: str, at: str, spec: MetricSpec, raw: Any, problems: list[Problem], warnings: list[Problem]
+) -> BaseCriterion | None:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float, dict)):
+        problems.append(Problem(file, at, f"expected a threshold number or a criterion object, got {json.dumps(raw)[:60]}"))
+        return None
+    if spec.informational:
+        problems.append(Problem(file, at, f"{spec.name} is informational (reported for every eval); it takes no threshold"))
+        return None
+    if not isinstance(raw, dict):
+        raw = {"threshold": float(raw)}
+    try:
+        criterion = spec.criterion_type.model_validate(raw)
+    except pydantic.ValidationError as exc:
+        problems.extend(problems_from(exc, file, spec.criterion_type, prefix=at))
+        return None
+    if isinstance(criterion, ToolArgsCriterion) and criterion.model_extra:
+        # Our own metric: google-adk never reads it, so an unknown key is a typo, not an ADK quirk.
+        known = ", ".join(ToolArgsCriterion.model_fields)
+        problems.extend(Problem(file, f"{at}.{key}", f"unknown key {key!r}; {spec.name} reads: {known}") for key in criterion.model_extra)
+        return None
+    for key in criterion.model_extra or {}:
+        hint = ""
+        if key in ("judge_model", "judgeModel", "num_samples", "numSamples"):
+            hint = f"; it belongs under judge_model_options (`{at}.judge_model_options.{to_snake(key)}`)"
+        if key in ("tool_args", "toolArgs"):
+            hint = "; argument rules apply to tool_trajectory_alignment_score and tool_argument_match_score (docs/metrics.md)"
+        warnings.append(Problem(file, f"{at}.{key}", f"{spec.name} does not read this key; google-adk ignores it{hint}"))
+    return criterion

@@ -1,0 +1,205 @@
+"""Eval sets from disk, in each of the formats google-adk 2.13 reads, with clear errors.
+
+An EvalSet file (snake_case or camelCase), ADK's ConversationScenarios file, the legacy
+`.test.json` list of queries and the older list of `{name, data, initial_session}` cases.
+Every problem names the file and the JSON path. Where ADK silently ignores something (an
+unknown key) we return a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pydantic
+
+from ..core.simulation import resolve_persona
+from ..errors import InputError, Problem
+from ..schema import EvalSet, Invocation
+from ..schema.content import Content, FunctionCall, Part
+from ..schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
+from ..schema.problems import problems_from
+from .readers import may_hold_lone_surrogate, parse_json, read_text
+
+
+@dataclass(frozen=True)
+class LoadedEvalSet:
+    path: str
+    eval_set: EvalSet
+    legacy: bool = False  # a raw list of queries (old `.test.json` format)
+    warnings: list[Problem] = field(default_factory=list)
+
+
+
+def load_eval_set(path: str | Path) -> LoadedEvalSet:
+    """An EvalSet file, or a legacy raw list of queries (one case per file, as ADK)."""
+    name, text = Path(path).as_posix(), read_text(path)
+    eval_set = valid_eval_set_json(text)
+    if eval_set is not None:
+        return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set))
+    return eval_set_from_data(name, parse_json(name, text))
+
+
+def valid_eval_set_json(text: str) -> EvalSet | None:
+    """Most files are valid EvalSets, and pydantic reads those straight from the text, a
+    third faster than json.loads and then validating. Anything else (another of ADK's
+    formats, or a mistake) is None and takes the path that tells them apart and says
+    what is wrong where."""
+    if not text.lstrip().startswith("{") or may_hold_lone_surrogate(text):
+        return None  # a lone surrogate: the slow path says where
+    try:
+        return EvalSet.model_validate_json(text)
+    except (ValueError, RecursionError):  # pydantic.ValidationError, or JSON pydantic will not read
+        return None
+
+
+def eval_set_from_data(name: str, data: Any) -> LoadedEvalSet:
+    """Parsed JSON as an eval set, in whichever of ADK's formats it is."""
+    if isinstance(data, list) and data and all(isinstance(row, dict) and "data" in row for row in data):
+        return _load_old_eval_set(name, data)
+    if isinstance(data, list):
+        return _load_legacy(name, data)
+    if not isinstance(data, dict):
+        raise InputError(Problem(name, "$", f"expected an EvalSet object or a list of queries, got {type(data).__name__}"))
+    if "scenarios" in data and "eval_cases" not in data:
+        return _load_scenarios_file(name, data)
+    try:
+        eval_set = EvalSet.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, EvalSet)) from None
+    return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set))
+
+
+def _eval_set_warnings(name: str, eval_set: EvalSet) -> list[Problem]:
+    warnings = [Problem(name, f"$.{key}", "unknown key; google-adk ignores it") for key in eval_set.model_extra or {}]
+    for i, case in enumerate(eval_set.eval_cases):
+        for key in case.model_extra or {}:
+            warnings.append(Problem(name, f"$.eval_cases[{i}].{key}", "unknown key on an eval case; google-adk ignores it"))
+    seen: set[str] = set()
+    for i, case in enumerate(eval_set.eval_cases):
+        if case.eval_id in seen:
+            warnings.append(Problem(name, f"$.eval_cases[{i}].eval_id", f"duplicate eval_id {case.eval_id!r}"))
+        seen.add(case.eval_id)
+    return warnings
+
+
+def _load_scenarios_file(name: str, data: dict[str, Any]) -> LoadedEvalSet:
+    """ADK's ConversationScenarios file (`adk eval_set add_eval_case --scenarios_file`): one
+    scenario case per entry, named as ADK names it (first 8 hex digits of the SHA-256 of the
+    scenario's JSON, keys sorted; a pre-built persona is hashed in our wording of it)."""
+    try:
+        scenarios = ConversationScenarios.model_validate(data).scenarios
+    except pydantic.ValidationError as exc:
+        raise InputError(problems_from(exc, name, ConversationScenarios)) from None
+    cases = []
+    for scenario in scenarios:
+        dumped = scenario.model_copy(update={"user_persona": resolve_persona(scenario.user_persona)}).model_dump()
+        eval_id = hashlib.sha256(json.dumps(dumped, sort_keys=True).encode("utf-8")).hexdigest()[:8]
+        cases.append(EvalCase(eval_id=eval_id, conversation_scenario=scenario))
+    eval_set = EvalSet(eval_set_id=name, name=name, eval_cases=cases)
+    return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set))
+
+
+_LEGACY_KEYS = {"query", "expected_tool_use", "reference", "expected_intermediate_agent_responses"}
+
+
+_OLD_CASE_KEYS = {"name", "data", "initial_session"}
+
+
+def _load_old_eval_set(name: str, entries: list[dict[str, Any]]) -> LoadedEvalSet:
+    """`adk eval`'s older eval set format: a list of {name, data: [queries], initial_session}."""
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    cases = []
+    for i, entry in enumerate(entries):
+        warnings += [
+            Problem(name, f"$[{i}].{key}", "unknown key in an eval case of the old format; google-adk ignores it")
+            for key in entry
+            if key not in _OLD_CASE_KEYS
+        ]
+        if not isinstance(entry.get("name"), str) or not isinstance(entry.get("data"), list):
+            problems.append(Problem(name, f"$[{i}]", "an old-format eval case needs `name` (a string) and `data` (a list of queries)"))
+            continue
+        invocations = _legacy_invocations(name, entry["data"], f"$[{i}].data", problems, warnings)
+        try:
+            session_input = session_from(name, f"$[{i}].initial_session", entry.get("initial_session"))
+        except InputError as exc:
+            problems += exc.problems
+            continue
+        cases.append(EvalCase(eval_id=entry["name"], conversation=invocations, session_input=session_input))
+    if problems:
+        raise InputError(problems)
+    return LoadedEvalSet(name, EvalSet(eval_set_id=name, name=name, eval_cases=cases), legacy=True, warnings=warnings)
+
+
+def session_from(file: str, at: str, data: Any) -> SessionInput | None:
+    """An ADK session (`app_name`, `user_id`, `state`) as a case's session_input, read as
+    AgentEvaluator reads its initial session: missing names are empty; nothing (null, `{}`)
+    is no session; anything else that is not such an object is a problem at `at`."""
+    if data is None or data == {}:
+        return None
+    if not isinstance(data, dict):
+        raise InputError(Problem(file, at, f"a session must be an object with app_name, user_id and state, got {json.dumps(data)[:40]}"))
+    problems = [Problem(file, f"{at}.{key}", "must be a string") for key in ("app_name", "user_id") if not isinstance(data.get(key, ""), str)]
+    if not isinstance(data.get("state", {}), dict):
+        problems.append(Problem(file, f"{at}.state", "must be an object"))
+    if problems:
+        raise InputError(problems)
+    return SessionInput(app_name=data.get("app_name", ""), user_id=data.get("user_id", ""), state=data.get("state", {}))
+
+
+def _load_legacy(name: str, rows: list[Any]) -> LoadedEvalSet:
+    problems: list[Problem] = []
+    warnings: list[Problem] = []
+    invocations = _legacy_invocations(name, rows, "$", problems, warnings)
+    if problems:
+        raise InputError(problems)
+    case = EvalCase(eval_id=name, conversation=invocations)
+    # ADK gives a legacy file a random eval_set_id; a stable one keeps baselines comparable.
+    return LoadedEvalSet(name, EvalSet(eval_set_id=name, name=name, eval_cases=[case]), legacy=True, warnings=warnings)
+
+
+def _legacy_invocations(
+    name: str, rows: list[Any], prefix: str, problems: list[Problem], warnings: list[Problem]
+) -> list[Invocation]:
+    invocations: list[Invocation] = []
+    for i, row in enumerate(rows):
+        at = f"{prefix}[{i}]"
+        if not isinstance(row, dict):
+            problems.append(Problem(name, at, f"each entry of a legacy test file must be an object, got {type(row).__name__}"))
+            continue
+        warnings += [
+            Problem(name, f"{at}.{key}", "unknown key in a legacy query; google-adk ignores it")
+            for key in row
+            if key not in _LEGACY_KEYS
+        ]
+        try:
+            invocations.append(_legacy_invocation(row))
+        except (KeyError, TypeError, ValueError, pydantic.ValidationError) as exc:
+            problems.append(Problem(name, at, _legacy_problem(exc)))
+    return invocations
+
+
+def _legacy_problem(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"required key {exc.args[0]!r} is missing (legacy queries have query, expected_tool_use [tool_name, tool_input], reference)"
+    return f"not a valid legacy query: {exc}"
+
+
+def _legacy_invocation(row: dict[str, Any]) -> Invocation:
+    tool_uses = [FunctionCall(name=t["tool_name"], args=t["tool_input"]) for t in row.get("expected_tool_use", [])]
+    responses = [
+        (r["author"], [Part(text=r["text"])]) for r in row.get("expected_intermediate_agent_responses", [])
+    ]
+    if not isinstance(row["query"], str):
+        raise ValueError("`query` must be a string")
+    return Invocation(
+        invocation_id=str(uuid.uuid4()),
+        user_content=Content.from_text(row["query"], "user"),
+        final_response=Content.from_text(row.get("reference", ""), "model"),
+        intermediate_data=IntermediateData(tool_uses=tool_uses, intermediate_responses=responses),
+    )

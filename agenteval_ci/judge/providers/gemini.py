@@ -1,0 +1,147 @@
+"""The Gemini provider (the Gemini API or Vertex AI): one generateContent call, errors as values.
+
+The only module that imports google.genai. It makes exactly one HTTP attempt per call
+(google-genai's own retries are off); `judge.Judge` owns retries, backoff and the deadline.
+One call can ask for several candidates (samples) of the same prompt. Every candidate comes
+back as its text or as a `BadReply` saying why it has none a metric could read: cut short,
+blocked by a safety filter, empty.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Optional, Union
+
+from google import genai
+from google.auth import exceptions as auth_errors
+from google.genai import errors as genai_errors
+from google.genai import types as genai_types
+
+from ..access import JudgeAccess
+from ..outcomes import BadReply, CallFailed, CallOutcome, Generated
+
+CLOUD_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+GEMINI_API_URL = "https://generativelanguage.googleapis.com/"
+# Finish reasons of a whole reply; any other (or none) marks a candidate that did not finish.
+FINISHED = {None, "STOP", "FINISH_REASON_UNSPECIFIED"}
+CUT_SHORT = "MAX_TOKENS"
+# A content filter stopped the reply: the same prompt would be stopped again (not redrawn).
+BLOCKED = {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT"}
+ADC_HINT = (
+    "Vertex AI (GOOGLE_GENAI_USE_VERTEXAI) needs application default credentials: set GOOGLE_APPLICATION_CREDENTIALS "
+    "to a service account key file or run `gcloud auth application-default login` (in Actions: "
+    "google-github-actions/auth), or judge through the Gemini API with GOOGLE_API_KEY"
+)
+
+
+def build_client(access: JudgeAccess, timeout_seconds: float) -> Union[genai.Client, CallFailed]:
+    """A client for exactly `access`: every setting explicit, so google-genai reads nothing
+    from os.environ (which the agent may have changed since `access` was read)."""
+    options = genai_types.HttpOptions(base_url=access.base_url, timeout=int(timeout_seconds * 1000))
+    if not access.vertexai:
+        options.base_url = access.base_url or GEMINI_API_URL
+        return genai.Client(vertexai=False, api_key=access.api_key, http_options=options)
+    credentials = None
+    if access.credentials_file:
+        try:
+            import google.auth
+
+            with warnings.catch_warnings():  # as google.auth.default() reads the same variable's file
+                warnings.simplefilter("ignore", DeprecationWarning)
+                credentials, _ = google.auth.load_credentials_from_file(access.credentials_file, scopes=[CLOUD_SCOPE])  # type: ignore[no-untyped-call]
+        except auth_errors.GoogleAuthError as error:
+            return _credentials_failed(error)
+    return genai.Client(vertexai=True, project=access.project, location=access.location, credentials=credentials, http_options=options)
+
+
+def _credentials_failed(error: Exception) -> CallFailed:
+    return CallFailed(f"judge credentials failed: {ADC_HINT} ({type(error).__name__}: {error})", credentials=True)
+
+
+def _config(user_config: Optional[dict[str, Any]], candidates: int) -> genai_types.GenerateContentConfig:
+    config = genai_types.GenerateContentConfig.model_validate(user_config or {})
+    # A judge passes no tools; automatic function calling only adds per-call warnings.
+    config.automatic_function_calling = genai_types.AutomaticFunctionCallingConfig(disable=True)
+    # The sample count is ours, whatever the user's config says; one candidate is the default.
+    config.candidate_count = candidates if candidates > 1 else None
+    return config
+
+
+def _retry_after(error: genai_errors.APIError) -> Optional[float]:
+    headers = getattr(error.response, "headers", None) or {}
+    value = headers.get("retry-after") if hasattr(headers, "get") else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None  # an HTTP date: fall back to our own backoff
+
+
+def _api_failure(error: genai_errors.APIError) -> CallFailed:
+    message = f"HTTP {error.code}: {error.message or error.status or 'error'}"
+    refused = error.code in (401, 403) or (error.code == 400 and "api key" in message.lower())
+    if refused:  # every later call would be refused too
+        return CallFailed(f"judge credentials refused: {message}", status=error.code, credentials=True)
+    return CallFailed(message, status=error.code, retry_after=_retry_after(error), retryable=error.code == 429 or error.code >= 500)
+
+
+async def generate(
+    client: genai.Client, model: str, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1
+) -> CallOutcome:
+    """`candidates` independent samples of `prompt` in one request."""
+    try:
+        response = await client.aio.models.generate_content(model=model, contents=prompt, config=_config(config, candidates))
+    except genai_errors.APIError as error:
+        return _api_failure(error)
+    except auth_errors.TransportError as error:  # reaching the token endpoint failed: transient
+        return CallFailed(f"judge credentials could not be fetched ({type(error).__name__}: {error})", retryable=True)
+    except auth_errors.GoogleAuthError as error:
+        return _credentials_failed(error)
+    except (OSError, ConnectionError) as error:
+        return CallFailed(f"connection failed: {error}", retryable=True)
+    except ValueError as error:  # a body cut off or garbled in transit (JSON, or a shape genai cannot read)
+        return CallFailed(f"unreadable response body ({type(error).__name__}: {error})", retryable=True)
+    except Exception as error:  # noqa: BLE001 - httpx transport errors, anything else genai raises
+        if type(error).__module__.startswith(("httpx", "httpcore")):
+            return CallFailed(f"transport error {type(error).__name__}: {error}", retryable=True)
+        return CallFailed(f"the judge call raised {type(error).__name__}: {error}")
+    ordered = sorted(response.candidates or [], key=lambda candidate: candidate.index or 0)
+    return Generated(tuple(_text_of(candidate) for candidate in ordered), *_token_usage(response), blocked=_prompt_blocked(response))
+
+
+def _token_usage(response: genai_types.GenerateContentResponse) -> tuple[int, int]:
+    usage = response.usage_metadata
+    if not usage:
+        return 0, 0
+    return usage.prompt_token_count or 0, (usage.candidates_token_count or 0) + (usage.thoughts_token_count or 0)
+
+
+def _name(value: Any) -> Optional[str]:
+    return getattr(value, "value", value) if value is not None else None
+
+
+def _prompt_blocked(response: genai_types.GenerateContentResponse) -> Optional[str]:
+    feedback = response.prompt_feedback
+    reason = _name(feedback.block_reason) if feedback else None
+    return f"the judge's prompt was blocked (block reason {reason})" if reason else None
+
+
+def _text_of(candidate: genai_types.Candidate) -> Union[str, BadReply]:
+    """The candidate's answer (its text parts, thoughts left out) when the model finished it,
+    or why it is no answer. `response.text` would read the first candidate only."""
+    parts = (candidate.content.parts if candidate.content else None) or []
+    text = "".join(part.text for part in parts if isinstance(part.text, str) and not part.thought)
+    reason = _name(candidate.finish_reason)
+    if reason in BLOCKED:
+        return BadReply(f"the judge's reply was blocked (finish reason {reason})", retryable=False)
+    if reason == CUT_SHORT:
+        return BadReply(f"the judge's reply was cut short (finish reason {reason})")
+    if reason not in FINISHED:
+        return BadReply(f"the judge's reply did not finish (finish reason {reason})")
+    return text if text else BadReply("the judge returned no text")
+
+
+def close_quietly(client: genai.Client) -> None:
+    try:
+        client.close()
+    except Exception:  # noqa: BLE001 - closing is best effort
+        pass

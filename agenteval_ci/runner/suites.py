@@ -1,0 +1,428 @@
+"""Running suites: every case x run of every suite at once, each suite under its own
+concurrency bound, with a per-turn timeout; each case is scored as soon as its runs end.
+
+An agent that raises or times out fails that run (and so its case) with the reason;
+the other jobs go on. Results keep eval-set order whatever the completion order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from ..agents import Agent, AgentExited, Conversation, contained, load_agent
+from ..agents.logs import AgentLogs
+from ..core.adaptive import FIRST_BASELINE_BUDGET, Rerun, RoundPlan, case_note, first_round_runs, plan_first_baseline, plan_round, within_limits
+from ..core.judging import Judge
+from ..core.metrics import adk_mean
+from ..core.metrics.efficiency import token_breakdown
+from ..core.results import with_judge_usage
+from ..core.scoring import CaseToScore, score_case, with_more_runs
+from ..core.shards import in_shard
+from ..core.simulation import SimulatedUser, SimulationFailed, missing_placeholders
+from ..errors import InputError, Problem
+from ..files.project import EvalSetToRun, Suite
+from ..files.results import new_results
+from ..judge import make_judge
+from ..schema import (
+    AdaptiveInfo,
+    CaseResult,
+    Content,
+    EvalCase,
+    Invocation,
+    MetricResult,
+    MetricRun,
+    Results,
+    RunRecord,
+    RunStats,
+    ShardInfo,
+    Status,
+    TokenCounts,
+)
+from ..schema.baseline import Baseline
+from ..schema.eval_config import UserSimulatorConfig
+from ..schema.project import AdaptiveRuns
+from ..schema.results import case_key
+from ..schema.settings import GateSettings, JudgeSettings
+from .progress import Progress
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class CaseJob:
+    suite: Suite
+    eval_set: EvalSetToRun
+    case: EvalCase
+
+
+def plan(suites: list[Suite], shard: ShardInfo | None = None) -> list[CaseJob]:
+    """The cases to run, in suite, eval set and case order, kept to this shard."""
+    return [
+        CaseJob(suite, eval_set, case)
+        for suite in suites
+        for eval_set in suite.eval_sets
+        for case in eval_set.cases
+        if in_shard(shard, eval_set.loaded.eval_set.eval_set_id, case.eval_id)
+    ]
+
+
+# ---------------------------------------------------------------- one run of one case
+
+# google-genai's words (current and older releases) when a client is made without a key.
+_NO_KEY = re.compile(r"No API key was provided|Missing key inputs argument|api[_ ]key.{0,40}(not set|missing|required)", re.I)
+NO_KEY_HINT = (
+    "no model API key: the agent's model needs GOOGLE_API_KEY (or Vertex AI: GOOGLE_GENAI_USE_VERTEXAI, "
+    "GOOGLE_CLOUD_PROJECT, GOOGLE_CLOUD_LOCATION) and none is set; a fork PR's workflow gets no secrets, "
+    "see 'Fork PRs' in docs/action.md"
+)
+
+
+def _explained(exc: Exception) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return f"{NO_KEY_HINT} ({text})" if _NO_KEY.search(str(exc)) else text
+
+
+def _tokens(run_invocations: list[Invocation]) -> TokenCounts:
+    """Counted as token_usage_v1 counts them (input with tool-use prompts, output with thinking)."""
+    breakdowns = [token_breakdown(inv) for inv in run_invocations]
+    return TokenCounts(
+        input=int(sum(b.input_tokens or 0 for b in breakdowns)),
+        output=int(sum(b.output_tokens or 0 for b in breakdowns)),
+    )
+
+
+@dataclass
+class ScriptedUser:
+    """The user of a fixed conversation: the case's user turns, in order."""
+
+    case: EvalCase
+
+    async def next_turn(self, so_far: list[Invocation]) -> Content | None:
+        turns = self.case.conversation or []
+        return turns[len(so_far)].user_content if len(so_far) < len(turns) else None
+
+
+async def run_conversation(
+    agent: Agent, case: EvalCase, run_index: int, turn_timeout: float, user: SimulatedUser | None = None
+) -> RunRecord:
+    """Play the user's turns against one session: the case's fixed turns, or a simulated user's."""
+    started = time.monotonic()
+    invocations: list[Invocation] = []
+    error = None
+    conversation: Conversation | None = None
+    source = user or ScriptedUser(case)
+    try:
+        conversation = await contained(agent.start(case, run_index))
+        while (user_content := await source.next_turn(invocations)) is not None:
+            try:
+                invocations.append(await asyncio.wait_for(contained(conversation.send(user_content)), turn_timeout))
+            except asyncio.TimeoutError:
+                error = f"turn {len(invocations) + 1}: timed out after {turn_timeout:g}s"
+                break
+    except SimulationFailed as exc:  # the simulated user, not the agent, failed: say so
+        error = f"turn {len(invocations) + 1}: {exc}"
+    except Exception as exc:  # the agent's own failure: this run fails, the others go on
+        error = f"turn {len(invocations) + 1}: {_explained(exc)}"
+    except (SystemExit, KeyboardInterrupt) as exc:  # user code may not end the process: the run fails
+        error = f"turn {len(invocations) + 1}: {AgentExited.of(exc)}"
+    finally:
+        if conversation is not None:
+            await conversation.close()
+    return RunRecord(
+        index=run_index,
+        invocations=invocations,
+        error=error,
+        duration=round(time.monotonic() - started, 3),
+        tokens=_tokens(invocations),
+        unreported=(conversation.unreported() or None) if conversation is not None else None,
+    )
+
+
+# ---------------------------------------------------------------- all cases
+
+
+def simulator_config(job: CaseJob) -> UserSimulatorConfig:
+    return job.eval_set.config.config.user_simulator_config or UserSimulatorConfig()
+
+
+def _simulated_user(job: CaseJob, judge: Judge) -> SimulatedUser | None:
+    scenario = job.case.conversation_scenario
+    return SimulatedUser(scenario, simulator_config(job), judge) if scenario else None
+
+
+async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress, judge: Judge, indexes: range) -> list[RunRecord]:
+    """The runs `indexes` of one case; a later round continues the numbering, so each run is
+    its own sample (the agent sees its run index; the judge draws afresh for a repeat)."""
+    async def one(run_index: int) -> RunRecord:
+        async with bound:
+            user = _simulated_user(job, judge)
+            return await run_conversation(agent, job.case, run_index, job.suite.turn_timeout_seconds, user)
+
+    runs = list(await asyncio.gather(*(one(i) for i in indexes)))
+    progress.case_done(failed=any(r.error for r in runs))
+    return runs
+
+
+def agent_metrics(runs: list[RunRecord]) -> dict[str, MetricResult]:
+    """Vertex's agent metrics, as figures that never pass or fail: seconds per run, and 1 per failed run."""
+    per_metric: dict[str, list[float | None]] = {
+        "latency": [r.duration for r in runs],
+        "failure": [1.0 if r.error else 0.0 for r in runs],
+    }
+    out = {}
+    for name, values in per_metric.items():
+        scored = [v for v in values if v is not None]
+        out[name] = MetricResult(
+            score=adk_mean(scored) if scored else None,
+            status=Status.INFORMATIONAL if scored else Status.NOT_EVALUATED,
+            runs=[MetricRun(score=v, status=Status.INFORMATIONAL) for v in values],
+        )
+    return out
+
+
+def _with_agent_metrics(result: CaseResult) -> CaseResult:
+    return result.model_copy(update={"metrics": {**result.metrics, **agent_metrics(result.runs)}})
+
+
+def _stats(cases: list[CaseResult], seconds: float) -> RunStats:
+    runs = [r for c in cases for r in c.runs]
+    return RunStats(
+        duration_seconds=round(seconds, 3),
+        agent_turns=sum(len(r.invocations) for r in runs),
+        agent_tokens=TokenCounts(
+            input=sum(r.tokens.input for r in runs if r.tokens),
+            output=sum(r.tokens.output for r in runs if r.tokens),
+        ),
+    )
+
+
+def check_scenarios(jobs: list[CaseJob]) -> None:
+    """A scenario with a persona needs `{{ persona }}` in custom instructions (as in ADK);
+    found before any agent runs, naming the eval config."""
+    problems = []
+    for job in jobs:
+        scenario = job.case.conversation_scenario
+        custom = simulator_config(job).custom_instructions
+        if scenario and scenario.user_persona and custom is not None and missing_placeholders(custom, with_persona=True):
+            problems.append(
+                Problem(
+                    job.eval_set.config.path or "<default eval config>",
+                    "$.user_simulator_config.custom_instructions",
+                    f"case {job.case.eval_id!r} of {job.eval_set.loaded.path} has a user_persona, so custom_instructions "
+                    "must use {{ persona }} as well as {{ stop_signal }}, {{ conversation_plan }} and {{ conversation_history }}",
+                )
+            )
+    if problems:
+        raise InputError(problems)
+
+
+def check_gated(jobs: list[CaseJob]) -> None:
+    """A suite that gates on nothing would pass whatever the agent does: an error naming the
+    eval config (a file without the `criteria` wrapper reads as no criteria at all)."""
+    problems = {}
+    for job in jobs:
+        loaded = job.eval_set.config
+        if not any(not m.spec.informational for m in loaded.metrics):
+            file = loaded.path or "<default eval config>"
+            problems[file] = Problem(
+                file, "$.criteria",
+                f"no gated metric for suite {job.suite.name!r} ({job.eval_set.loaded.path}): nothing could fail the gate; "
+                'metrics go under `"criteria": {"metric_name": threshold}`',
+            )
+    if problems:
+        raise InputError(list(problems.values()))
+
+
+Runner = Callable[[CaseJob, range], Awaitable[CaseResult]]
+
+
+def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs: list[CaseJob]) -> Runner:
+    """Runs and scores some runs of a case, without the agent metrics (added once at the end).
+    Each case is scored as soon as its runs end, so judge calls overlap other cases' agent
+    turns; the agent bound covers only the agent, the judge keeps its own."""
+    bounds = {job.suite.name: asyncio.Semaphore(job.suite.concurrency) for job in jobs}
+
+    async def run_and_score(job: CaseJob, indexes: range) -> CaseResult:
+        runs = await _run_case(agents[job.suite.name], job, bounds[job.suite.name], progress, judge, indexes)
+        return await score_case(_to_score(job, runs), judge).result()
+
+    return run_and_score
+
+
+def _to_score(job: CaseJob, runs: list[RunRecord]) -> CaseToScore:
+    eval_set = job.eval_set
+    return CaseToScore(job.case, runs, eval_set.config.metrics, eval_set.loaded.eval_set.eval_set_id, eval_set.loaded.path, job.suite.name)
+
+
+def job_key(job: CaseJob) -> str:
+    return case_key(job.suite.name, job.eval_set.loaded.eval_set.eval_set_id, job.case.eval_id)
+
+
+async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Judge, progress: Progress, adapt: Adapt | None = None) -> tuple[list[CaseResult], AdaptiveInfo | None]:
+    """Every case `num_runs` times; then, with `adapt`, rounds of re-runs of the unsure cases."""
+    run = case_runner(agents, judge, progress, jobs)
+    first = await asyncio.gather(*(run(job, range(job.suite.num_runs)) for job in jobs))
+    cases = {job_key(job): case for job, case in zip(jobs, first)}
+    info = await adapt.rounds(jobs, cases, run, progress) if adapt else None
+    return [_with_agent_metrics(cases[job_key(job)]) for job in jobs], info
+
+
+async def closing_agents(agents: Iterable[Agent], work: Awaitable[T]) -> T:
+    """`work`, then each agent's loop-bound resources released in that same loop, however it ended."""
+    try:
+        return await work
+    finally:
+        for agent in agents:
+            await agent.aclose()
+
+
+@dataclass
+class Adapt:
+    """`num_runs: auto`: rounds of re-runs of the cases the gate is unsure about, until it is
+    sure, every unsure case has max_runs, or the suite's run budget is spent. With no baseline to
+    compare with (or `--new-baseline`) the rounds gather a first baseline instead: the cases whose
+    runs disagree run again, to learn their pass rates (docs/baseline.md)."""
+
+    baseline: Baseline | None
+    gate: GateSettings
+    first_baseline: bool = False
+
+    def plan(self, results: Results) -> RoundPlan:
+        return plan_first_baseline(results, self.gate.power) if self.first_baseline else plan_round(results, self.baseline, self.gate)
+
+    def budget(self, limits: AdaptiveRuns) -> float:
+        return FIRST_BASELINE_BUDGET if self.first_baseline else limits.run_budget
+
+    async def rounds(self, jobs: list[CaseJob], cases: dict[str, CaseResult], run: Runner, progress: Progress) -> AdaptiveInfo:
+        by_key = {job_key(j): j for j in jobs if j.suite.adaptive}
+        limits = {j.suite.name: j.suite.adaptive for j in by_key.values() if j.suite.adaptive is not None}
+        room = {name: int(self.budget(plan) * sum(j.suite.name == name for j in by_key.values())) for name, plan in limits.items()}
+        for key, job in by_key.items():
+            room[job.suite.name] -= len(cases[key].runs)
+            cases[key] = cases[key].model_copy(update={"planned_runs": len(cases[key].runs)})  # the rest are chosen by outcome
+        first_why: dict[str, str] = {}
+        rounds, stopped = 1, ""
+        left: list[Rerun] = []
+        while True:
+            plan = self.plan(new_results(list(cases.values()), num_runs=1))
+            chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)
+            stopped = self._stopped(plan, chosen, left)
+            if plan.decided or not chosen:
+                break
+            rounds += 1
+            what = "for the first baseline, whose runs disagree" if self.first_baseline else "that the gate is unsure about"
+            progress.another_round(len(chosen), f"round {rounds}: running {len(chosen)} case(s) again {what}")
+            for rerun in chosen:
+                first_why.setdefault(rerun.key, rerun.why)
+            more = await asyncio.gather(*(run(by_key[r.key], range(len(cases[r.key].runs), len(cases[r.key].runs) + 1)) for r in chosen))
+            for rerun, new in zip(chosen, more):
+                cases[rerun.key] = with_more_runs(cases[rerun.key], new, by_key[rerun.key].eval_set.config.metrics)
+        self._note(cases, by_key, first_why, plan, {r.key: r.why for r in left}, limits)
+        first = next(iter(limits.values()), AdaptiveRuns())
+        spent = sum(len(cases[k].runs) for k in by_key)
+        planned = min((j.suite.num_runs for j in by_key.values()), default=first.min_runs)
+        return AdaptiveInfo(min_runs=planned, max_runs=first.max_runs, run_budget=self.budget(first), runs=spent, rounds=rounds, stopped=stopped)
+
+    def _note(
+        self, cases: dict[str, CaseResult], by_key: dict[str, CaseJob], first_why: dict[str, str], plan: RoundPlan, out_of_budget: dict[str, str], limits: dict[str, AdaptiveRuns]
+    ) -> None:
+        still = {r.key: r.why for r in plan.reruns}  # each with the evidence as the rounds ended
+        compared = {c.key for c in cases.values() if self.baseline and self.baseline.case(c.suite, c.eval_set_id, c.eval_id)}
+        for key in by_key:
+            case = cases[key]
+            if plan.decided:
+                end = f"then the gate decided: {plan.decided}"
+            elif key in out_of_budget:
+                end = f"still wanted when the run budget ran out, as {still[key]}"
+            elif key in still:
+                end = f"still wanted at max_runs ({limits[case.suite].max_runs}), as {still[key]}"
+            else:
+                end = "then settled"
+            why = first_why.get(key) or out_of_budget.get(key)
+            if self.first_baseline:
+                end = "until max_runs" if len(case.runs) >= limits[case.suite].max_runs else "until the first baseline's budget ran out" if key in still else "then settled"
+            note = case_note(case, why, end, key in compared, key in first_why)
+            if self.first_baseline and not why:
+                note = f"{len(case.runs)} run(s): a first baseline runs every case {case.planned_runs} times; its runs agree"
+            cases[key] = case.model_copy(update={"runs_note": note})
+
+    def _stopped(self, plan: RoundPlan, chosen: list[Rerun], left: list[Rerun]) -> str:
+        if self.first_baseline:
+            what = "first baseline: every case ran the first round"
+            if left and not chosen:
+                return f"{what}; the budget ran out with {len(left)} case(s) whose runs disagree below max_runs"
+            return f"{what}; every case whose runs disagree reached max_runs" if plan.reruns and not chosen else f"{what}; no case's runs disagree"
+        if plan.decided:
+            return f"the gate decided: {plan.decided}"
+        if left and not chosen:
+            return f"the run budget ran out with {len(left)} case(s) still wanted"
+        if plan.reruns and not chosen:
+            return "every case still wanted reached max_runs"
+        return "settled: no case left that a run could change the verdict on"
+
+
+def first_baseline_suite(suite: Suite) -> Suite:
+    """The suite as a first baseline runs it: every case FIRST_BASELINE_RUNS times, then rounds."""
+    limits = suite.adaptive or AdaptiveRuns()
+    return replace(suite, num_runs=first_round_runs(limits), adaptive=limits)
+
+
+def run_suites(
+    suites: list[Suite],
+    judge_settings: JudgeSettings | None = None,
+    shard: ShardInfo | None = None,
+    progress: Progress | None = None,
+    logs: AgentLogs | None = None,
+    quiet: bool = False,
+    baseline: Baseline | None = None,
+    gate: GateSettings | None = None,
+    environ: Mapping[str, str] | None = None,
+    progress_bar: bool = False,
+    new_baseline: bool = False,
+) -> Results:
+    """Load each suite's agent, run and score every case of this shard, return the results.
+    `logs` tames the agent's own logging once its modules are imported (they configure it).
+    Suites with `num_runs: auto` then re-run the cases the gate is unsure about against `baseline`;
+    with no baseline, or `new_baseline` (every suite then), they gather a first baseline.
+    `environ` holds the judge's endpoint and credentials (read before the agents are imported)."""
+    started = time.monotonic()
+    first_baseline = new_baseline or baseline is None
+    if first_baseline:
+        suites = [first_baseline_suite(s) if s.adaptive or new_baseline else s for s in suites]
+    jobs = plan(suites, shard)
+    check_scenarios(jobs)
+    check_gated(jobs)
+    progress = progress or Progress(len(jobs), quiet=quiet, bar=progress_bar)
+    # The judge: one for the whole run, so all judged metrics share its bound and cache. Made
+    # before the agents are imported: what they set in os.environ is theirs, not the judge's.
+    judge = make_judge(judge_settings or JudgeSettings(), environ or {})
+    if logs:
+        logs.begin()  # before a started agent server appends its output
+    agents = {
+        s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds)
+        for s in suites if any(j.suite is s for j in jobs)
+    }
+    if logs:
+        logs.apply()
+    try:
+        adapt = Adapt(None if new_baseline else baseline, gate or GateSettings(), first_baseline) if any(j.suite.adaptive for j in jobs) else None
+        cases, adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, adapt)))
+    finally:
+        for agent in agents.values():
+            agent.close()
+        if logs:
+            logs.restore()
+    progress.finish()
+    return new_results(
+        cases,
+        num_runs=max((len(c.runs) for c in cases), default=1) if adaptive else max((s.num_runs for s in suites), default=1),
+        suites=[s.name for s in suites],
+        stats=with_judge_usage(_stats(cases, time.monotonic() - started), judge.usage()),
+        shard=shard,
+        adaptive=adaptive,
+    )
