@@ -31,11 +31,10 @@ import multiprocessing
 import os
 import random
 import re
-import sys
 import tempfile
 import time
-from contextlib import redirect_stderr, redirect_stdout
 from collections.abc import Iterable
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
