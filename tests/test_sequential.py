@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 import random
 
+from agenteval_ci.core.adaptive import _metric_reruns
+from agenteval_ci.core.gate import Pair
 from agenteval_ci.core.sequential import GRID, CaseCounts, Counts, fit_prior, metric_evidence, predict
 
 
@@ -86,9 +88,6 @@ def test_the_runs_that_look_for_hidden_drops_spread_over_the_cases():
     than one that already passed six times. (Ranked by how far the two predictions differ
     alone, the six-pass cases came first round after round until they hit max_runs, and the
     rounds ended with budget left and most cases run once.)"""
-    from agenteval_ci.adaptive import _metric_reruns
-    from agenteval_ci.gate import Pair
-
     def pair(key: str, now: tuple[int, int]) -> Pair:
         return Pair(key, 1.0, now[0] / sum(now), 5, 0, now[0], now[1], True, now[1] == 0, False, Counts(5, 0))
 
