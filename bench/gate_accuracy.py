@@ -10,7 +10,8 @@ CLI instead (`agenteval init` / `run` / `accept` on a project with a stochastic 
 to show the in-process figures are what a user gets.
 
   python bench/gate_accuracy.py [--trials 200] [--seed 1] [--shapes mixed,det95] [--paths first,fixed3,chain3]
-                                [--effects 0.15:0.35,flip] [--cases 100] [--through-cli]
+                                [--effects 0.15:0.35,flip] [--cases 100] [--jobs 2] [--through-cli]
+  python bench/gate_accuracy.py --reference [--shapes ...] [--effects 0.15:0.35] [--reference-trials 1000]
 
 A suite shape is a name below or a description: comma-separated parts `W@P`, a share W of the
 cases with pass probability P, where P is a number, U(a,b) (uniform) or B(a,b) (beta); or `N#P`,
@@ -18,8 +19,14 @@ exactly N cases. Baseline paths: `first` (what `agenteval init` makes, as `run -
 then `accept`: the user's default), `fixedN` (`run --num-runs N` then `accept`), `chainK` (a first
 baseline, then K pull requests with nothing changed, each run with num_runs: auto and accepted).
 Effects: `S:D` (a share S of the cases lose D of their pass probability) or `flip` (one case that
-always passed always fails). Every row also measures A/A (nothing changed: the gate should pass).
-Rates come with 95% Wilson intervals; runs/case is the mean over the pull request's results.
+always passed always fails). Every row also measures A/A (nothing changed: the gate should pass);
+a row's cells share each trial's suite and baseline, each pull request with its own runs. Rates
+come with 95% Wilson intervals; runs/case is the mean over the pull request's results.
+
+`--reference` measures no gate: it prints the power of a fixed-sample 5% test that knows what the
+gate has to learn (the shape's true spread of pass rates, the effect), with the budget's runs per
+case and H baseline runs of each case: where that is under a target, no rule reaches the target
+with runs spread evenly (an adaptive rule can do somewhat better by choosing where to look).
 """
 
 from __future__ import annotations
