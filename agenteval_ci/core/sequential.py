@@ -13,7 +13,7 @@ tenth of the cases), the product over cases of (1 - share + share x factor): a t
 when nothing changed, whoever chose the runs and whenever the rounds stopped, so it ever reaches
 its bar 1/(EVIDENCE_ALPHA x alpha) with probability at most EVIDENCE_ALPHA x alpha (Ville); the
 rest of alpha is left to the end rule below. The rounds settle once no case is doubtful and a
-drop on a tenth of the cases (at least MANY) is ruled out; rounds that end unsure fail the gate when the evidence
+drop on a tenth of the cases is ruled out; rounds that end unsure fail the gate when the evidence
 leans toward a drop (LEAN).
 """
 
@@ -29,7 +29,7 @@ EM_ROUNDS = 15  # EM from an even spread, stopped early: short histories cannot 
 SMOOTHING = 2  # passes of a (1/4, 1/2, 1/4) kernel over the rates strictly between 0 and 1
 BREAK = 0.1  # the alternative's weight on a total break; the rest on a drop of exactly case_drop
 DESIGN_SHARE = 0.1  # the share of changed cases the rounds try to rule out (besides a single case)
-MANY = 3  # ... and at least this many cases
+MANY = 3  # ... when that share is at least this many cases
 EVIDENCE_ALPHA = 0.8  # the share of alpha the evidence's bar spends (25 at 5%); the rest is the unsure end's (LEAN)
 LEAN = 8.0  # evidence at which a regression is more likely than not, if one PR in nine regressed
 
@@ -252,21 +252,17 @@ class MetricEvidence:
 
     @cached_property
     def open(self) -> bool:
-        """Is a drop on a share of the cases (DESIGN_SHARE, and at least MANY cases) not ruled out
-        yet? Ruled out once the evidence for that share is below 1 - power without the most
-        suspicious case (whose own re-runs settle it): if that many cases had dropped, evidence
-        this low would come up at most 1 - power of the time. In a small suite even every other
-        case passing forever could not bring the evidence that low; there, halfway to that floor
-        (on a log scale) rules it out. A suite too small for that share to leave half its cases
-        unchanged has no drop on several cases to look for: each case's own re-runs settle it.
-        (At least MANY cases: a case that dropped passes its one run as often as not, and its
-        own doubt then settles it, so a small suite would stop after one run per case.)"""
-        share = max(DESIGN_SHARE, MANY / max(self.suite_cases, len(self.cases)))
-        if share >= 0.5 or len(self.cases) < 2:
+        """Is a drop on DESIGN_SHARE of the cases not ruled out yet? Ruled out once its evidence is
+        below 1 - power without the most suspicious case (whose own re-runs settle it): if that
+        many cases had dropped, evidence this low would come up at most 1 - power of the time.
+        In a small suite even every other case passing forever could not bring the evidence that
+        low; there, halfway to that floor (on a log scale) rules it out. Under MANY cases there
+        is no drop on several cases to look for: each case's own re-runs settle it."""
+        if DESIGN_SHARE * max(self.suite_cases, len(self.cases)) < MANY or len(self.cases) < 2:
             return False
         top = max(self.cases, key=lambda c: c.factor)
         rest = [c for c in self.cases if c is not top]
-        return _log_product(rest, share) > self._ruled_out(share, len(rest))
+        return any(_log_product(rest, s) > self._ruled_out(s, len(rest)) for s in self.shares if s >= DESIGN_SHARE)
 
     def _ruled_out(self, share: float, cases: int) -> float:
         return max(math.log(1 - self.power), cases * math.log(1 - share) / 2)
