@@ -52,14 +52,14 @@ def _doubt(pair: Pair, evidence: MetricEvidence, case: CaseEvidence) -> str:
 
 def _metric_reruns(name: str, pairs: list[Pair], evidence: MetricEvidence) -> list[Rerun]:
     """The doubtful cases (the flips and the drops) and, while a drop on several cases is not
-    ruled out, a share of the others: those whose next run tells most."""
+    ruled out, a share of the others: those whose next run tells most about whether they dropped."""
     by_key = {p.case: p for p in pairs}
     doubtful = evidence.doubtful()
     found = [Rerun(c.counts.key, f"{name}: {_doubt(by_key[c.counts.key], evidence, c)}", _value(evidence, c)) for c in doubtful]
     if evidence.open:
         asked = {c.counts.key for c in doubtful}
         settled = [c for c in evidence.cases if c.counts.key not in asked]
-        telling = sorted(settled, key=lambda c: (-c.information, c.counts.key))[: math.ceil(BROAD * len(evidence.cases))]
+        telling = sorted(settled, key=lambda c: (-evidence.telling(c), c.counts.key))[: math.ceil(BROAD * len(evidence.cases))]
         found += [
             Rerun(c.counts.key, f"{name}: a drop on several cases is not ruled out yet, and its next run tells most ({_counts(by_key[c.counts.key])})",
                   _value(evidence, c))
