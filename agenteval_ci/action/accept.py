@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from ..core.baseline import baseline_from_results, dump_baseline, referenced_outputs, refuse_unsound
+from ..core.budgets import kept_figures
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
 from ..files.baseline_outputs import accepted_records, outputs_bytes, outputs_path
 from ..files.results import read_results
@@ -155,9 +156,10 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     pull = repo.pull(number)
     results = results_of_head(s, repo, pull)
     refuse_unsound(results, command.allow_failed, command.cases, flag=f"`{COMMAND} {ALLOW_FAILED}`")
-    path, _ = project_choices(s)
+    path, gate = project_choices(s)
     current = repo.get_file(path, pull.head.sha)
-    new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha)
+    new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha,
+                                figures=kept_figures(gate))
     text = dump_baseline(new)
     marker = accepted_marker(number, text, login)
     if pull.is_fork:

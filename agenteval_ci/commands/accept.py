@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.baseline import baseline_from_results, load_baseline, referenced_outputs, refuse_unsound, thin_history_note, write_baseline
+from ..core.budgets import kept_figures
 from ..errors import EXIT_PASSED
 from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
@@ -29,11 +30,12 @@ class AcceptSettings:
 @applies_verbosity
 def accept(settings: AcceptSettings) -> Done:
     results = read_results(results_to_read(settings.results, settings.config))
-    path = Path(settings.baseline) if settings.baseline else project_settings(settings.config).baseline
+    project = project_settings(settings.config)
+    path = Path(settings.baseline) if settings.baseline else project.baseline
     cases, metrics = list(settings.cases) or None, list(settings.metrics) or None
     refuse_unsound(results, settings.allow_failed, cases)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
-    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit)
+    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit, figures=kept_figures(project.gate))
     recorded = save_outputs(path, referenced_outputs(baseline), results)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])

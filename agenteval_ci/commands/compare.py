@@ -14,7 +14,7 @@ from ..files.project import project_settings
 from ..files.results import read_results
 from ..files.writing import write_atomic
 from ..report import comparison_json, render_comment
-from ..report.console import PLAIN, Style, render_changes
+from ..report.console import PLAIN, Style, render_budgets, render_changes
 from ..report.judge_notes import judge_notes
 from ..schema import Outcome, Results, Verdict
 from ..schema.project import DEFAULT_RESULTS
@@ -78,7 +78,7 @@ def verdict_line(comparison: Comparison, style: Style = PLAIN) -> str:
 def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leading_blank: bool = False) -> None:
     """The cases that changed, named with their metrics baseline → PR, then the verdict (and
     the judges that changed since the baseline)."""
-    changes = render_changes(comparison, style) if comparison.has_baseline else ""
+    changes = "\n\n".join(filter(None, [render_changes(comparison, style), render_budgets(comparison, style)])) if comparison.has_baseline else ""
     text = f"{changes}\n\n{prefix}{verdict_line(comparison, style)}" if changes else f"{prefix}{verdict_line(comparison, style)}"
     notes = [note.replace("`", "").replace("**", "") for note in judge_notes(comparison.judge_changes)]
     if notes:

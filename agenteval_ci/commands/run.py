@@ -72,7 +72,8 @@ def run(settings: RunSettings) -> Ran:
     print_warnings(project.warnings)
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge
-    judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
+    judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir),
+                                     "prices": {**project.config.prices, **judge.prices}})
     suites = chosen(project.suites, settings)
     gate = resolve_gate(project.config.gate, settings.gate)
     baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)

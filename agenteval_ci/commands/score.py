@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from ..agents.recorded import RunsByCase, load_actuals
 from ..core.metrics import ConfiguredMetric
+from ..core.prices import priced
 from ..core.results import with_judge_usage
 from ..core.scoring import CaseToScore, score_all
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
@@ -87,7 +88,7 @@ def _score(settings: ScoreSettings) -> Scored:
     rule_problems = config_rule_problems(config, cases)
     if rule_problems:
         raise InputError(rule_problems)
-    runs = collect_runs(cases, settings.actual)
+    runs = {eval_id: [priced(run, settings.judge.prices) for run in records] for eval_id, records in collect_runs(cases, settings.actual).items()}
     items = [
         CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, settings.suite)
         for case in cases

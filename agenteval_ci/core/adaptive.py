@@ -13,6 +13,7 @@ from ..schema.baseline import Baseline
 from ..schema.project import AdaptiveRuns
 from ..schema.settings import GateSettings
 from .baseline import planned_runs
+from .budgets import budget_reruns
 from .gate import Pair, metric_pairs, sequential_evidence
 from .sequential import CaseEvidence, Counts, MetricEvidence, chance_flaky, fit_prior
 
@@ -87,6 +88,12 @@ def plan_round(results: Results, baseline: Baseline | None, settings: GateSettin
         for rerun in _metric_reruns(name, pairs[name], evidence):
             if rerun.key not in wanted or rerun.priority > wanted[rerun.key].priority:
                 wanted[rerun.key] = rerun
+    over, decided = budget_reruns(results, baseline, settings)  # gate.budgets: core/budgets.py
+    if decided:
+        return RoundPlan((), decided)
+    for extra in over:
+        if extra.key not in wanted or extra.priority > wanted[extra.key].priority:
+            wanted[extra.key] = Rerun(extra.key, extra.why, extra.priority)
     return RoundPlan(_ordered(results, wanted))
 
 

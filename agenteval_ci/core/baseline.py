@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from ..files.writing import write_atomic
 from ..schema import CaseResult, MetricResult, Results, Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
 from ..schema.judge import JudgeFingerprint
+from .budgets import case_figures
 from .judge_fingerprint import judge_id
 from .metrics.base import adk_mean, status_for, unscored_evidence
 from .recorded_outputs import outputs_digest
@@ -166,10 +168,11 @@ def results_id(results: Results) -> str:
     return hashlib.sha256(results.model_dump_json().encode()).hexdigest()[:16]
 
 
-def baseline_case(case: CaseResult, old: BaselineCase | None = None, accepted_from: str = "") -> BaselineCase:
-    """Gated metrics only: informational figures (latency, tokens) change on every run and
-    would turn each accept into a noisy diff of a file people review. `old`: the case in the
-    previous baseline; each metric of the same test and config carries its history on."""
+def baseline_case(case: CaseResult, old: BaselineCase | None = None, accepted_from: str = "", figures: Sequence[str] = ()) -> BaselineCase:
+    """Gated metrics, and the `figures` the project budgets (each planned run's): other
+    informational figures (latency, tokens) change on every run and would turn each accept into
+    a noisy diff of a file people review. `old`: the case in the previous baseline; each metric
+    of the same test and config carries its history on."""
     same_test = old is not None and old.fingerprint == case.fingerprint
     planned = planned_runs(case)
     return BaselineCase(
@@ -180,6 +183,7 @@ def baseline_case(case: CaseResult, old: BaselineCase | None = None, accepted_fr
             for name, m in case.metrics.items()
             if m.status != Status.INFORMATIONAL
         },
+        figures=case_figures(case, figures, planned),
         outputs=outputs_digest(case),  # the planned runs', as the scores
     )
 
@@ -194,10 +198,11 @@ def case_matches(case: CaseResult, wanted: str) -> bool:
     return wanted in case_names(case.suite, case.eval_set_id, case.eval_id)
 
 
-def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] | None, accepted_from: str) -> BaselineCase:
-    """Only the named metrics change; a changed test (fingerprint) replaces the whole case,
-    because the other metrics' old scores no longer describe it."""
-    new = baseline_case(case, old, accepted_from)
+def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] | None, accepted_from: str, figures: Sequence[str]) -> BaselineCase:
+    """Only the named metrics change (the budgeted figures stay as they were); a changed test
+    (fingerprint) replaces the whole case, because the other metrics' old scores no longer
+    describe it."""
+    new = baseline_case(case, old, accepted_from, figures)
     if metrics is None or old is None or old.fingerprint != case.fingerprint:
         return new
     merged = dict(old.metrics)
@@ -247,11 +252,13 @@ def baseline_from_results(
     metrics: list[str] | None = None,
     *,
     commit: str | None = None,
+    figures: Sequence[str] = (),
 ) -> Baseline:
     """Accept `results` as the new baseline. With no filters the suites in the results are
     replaced (cases gone from them are dropped); other suites are kept. With `cases` and/or
     `metrics`, or from a `run -k` or one shard's file, only those change and everything else
-    stays as it was."""
+    stays as it was. `figures`: the budgeted figures (gate.budget_keys()) each case keeps per
+    planned run."""
     _check_filters(results, cases, metrics)
     partial = bool(cases or metrics or results.case_filter or results.shard)  # these files hold only some cases
     suites = {} if previous is None else previous.model_copy(deep=True).suites
@@ -263,7 +270,7 @@ def baseline_from_results(
         if cases and not any(case_matches(case, w) for w in cases):
             continue
         old = previous.case(case.suite, case.eval_set_id, case.eval_id) if previous else None
-        merged = _merge_case(old, case, metrics or None, accepted_from)
+        merged = _merge_case(old, case, metrics or None, accepted_from, figures)
         suites.setdefault(case.suite, {}).setdefault(case.eval_set_id, {})[case.eval_id] = merged
     provenance = Provenance(
         commit=commit or results.commit,

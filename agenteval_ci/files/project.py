@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from ..schema import EvalCase, ToolArgsCriterion
 from ..schema.problems import problems_from
 from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, SuiteConfig
 from ..schema.remote_agent import RemoteAgentConfig
-from ..schema.settings import GateSettings
+from ..schema.settings import GateSettings, ModelPrice
 from .discovery import discover_eval_config, find_project_file, project_root
 from .eval_configs import (
     LoadedEvalConfig,
@@ -61,6 +62,7 @@ class Suite:
     turn_timeout_seconds: float = 300.0
     source: str = ""  # where `agent` was given, e.g. "agenteval.yaml at $.suites[0].agent"
     adaptive: AdaptiveRuns | None = None  # `num_runs: auto`
+    prices: Mapping[str, ModelPrice] = field(default_factory=dict)  # agenteval.yaml's `prices:`, over the built-in table
 
     @property
     def warnings(self) -> list[Problem]:
@@ -152,7 +154,7 @@ def resolve_project(name: str, config: ProjectConfig, base_dir: Path, only_suite
         if only_suites and suite.name not in only_suites:
             continue
         resolved = _resolve_suite(name, f"$.suites[{i}]", suite, base_dir)
-        suites.append(with_judge_model(resolved, config.judge.model))
+        suites.append(replace(with_judge_model(resolved, config.judge.model), prices=config.prices))
     warnings = list(dict.fromkeys(w for s in suites for w in s.warnings))
     return Project(name, config, suites, warnings)
 

@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from ..core.budgets import change_text, fmt_figure
 from ..schema import OUTCOMES, CaseResult, Invocation, Outcome, Status, text_of
 from ..schema.labels import case_labels
+from ..schema.settings import percent
 from .diff import call_text
 from .text import fmt, fmt_delta
 
@@ -99,6 +101,21 @@ def render_changes(comparison: Comparison, style: Style = PLAIN, per_section: in
             lines.append(f"    … {len(cases) - per_section} more (agenteval report RESULTS --format html lists every case)")
         sections.append("\n".join(lines))
     return "changes from the baseline:\n" + "\n".join(sections) if sections else ""
+
+
+def render_budgets(comparison: Comparison, style: Style = PLAIN) -> str:
+    """Each budget: baseline → PR per run of the suite, the change against what is allowed; the
+    cases that drove a breach under it. Empty when no budget is set."""
+    lines = []
+    for b in comparison.budgets:
+        verdict = {"breached": style.paint("over budget", "red"), "no baseline": "no baseline figures"}.get(b.verdict, "within budget")
+        figures = f"{fmt_figure(b.key, b.baseline_total)} → {fmt_figure(b.key, b.candidate_total)} ({change_text(b.increase)})" if b.cases else "–"
+        lines.append(f"  {b.suite} {b.key} ({b.what}, the cases summed): {figures}, allowed {percent(b.budget)}: {verdict}")
+        if b.reason and not b.breached:
+            lines.append(f"    {style.paint(b.reason, 'dim')}")
+        for d in b.drivers if b.breached else ():
+            lines.append(f"    {d.case}: {fmt_figure(b.key, d.baseline)} → {fmt_figure(b.key, d.candidate)} ({change_text(None if d.baseline == 0 else d.rise)})")
+    return "budgets:\n" + "\n".join(lines) if lines else ""
 
 
 # ---------------------------------------------------------------- adk eval's per-turn details

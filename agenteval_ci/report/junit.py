@@ -22,16 +22,18 @@ def _failure_text(case: CaseResult, regressed: list[str]) -> str:
 
 def _testcase(case: CaseResult, label: str, outcome: CaseOutcome | None) -> ET.Element:
     """`classname` is `suite.eval_set` and `name` the case, as the label shows them; a failure's
-    message leads with the word the other reports lead with (`REGRESSED: metric, ...`)."""
+    message leads with the word the other reports lead with (`REGRESSED: metric, ...`); a case
+    over budget names the budgets it went over."""
     duration = sum(r.duration or 0.0 for r in case.runs)
     parts = label.split(SEPARATOR)
     element = ET.Element("testcase", classname=".".join(parts[:2]), name=parts[-1], time=f"{duration:.3f}")
     regressed = outcome.counted if outcome else []
-    if case.status == Status.FAILED or regressed:
+    over_budget = outcome.note.split("; ")[0] if outcome and outcome.outcome == Outcome.OVER_BUDGET else ""
+    if case.status == Status.FAILED or regressed or over_budget:
         word, _ = case_words(Outcome(outcome.outcome) if outcome else None, case.status)
-        failed = [n for n, m in case.metrics.items() if m.status == Status.FAILED] + regressed
+        failed = [n for n, m in case.metrics.items() if m.status == Status.FAILED] + regressed + ([over_budget] if over_budget else [])
         failure = ET.SubElement(element, "failure", message=f"{word}: " + ", ".join(dict.fromkeys(failed)) if failed else word, type="agenteval")
-        failure.text = _failure_text(case, regressed)
+        failure.text = "\n".join(filter(None, [_failure_text(case, regressed), over_budget]))
     elif case.status == Status.NOT_EVALUATED:
         ET.SubElement(element, "skipped", message=case.reason or "not evaluated")
     blind = [f"{name} was judged without {judged_without_text(m.judged_without)}" for name, m in case.metrics.items() if m.judged_without]

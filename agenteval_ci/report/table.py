@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.baseline import rubric_pass_rates
+from ..core.budgets import suite_costs
 from ..schema import CaseResult, MetricResult, Outcome, Results, RunStats, Status
 from ..schema.labels import case_labels
 from ..schema.vocabulary import case_words
@@ -63,7 +64,7 @@ def render_table(results: Results, detailed: bool = False, style: Style = PLAIN,
         f"\n{len(results.cases)} case(s): {counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
         f"{counts[Status.NOT_EVALUATED]} not evaluated; {_unscored(results)} gated metric score(s) not evaluated"
     )
-    lines.append(_facts(results.stats))
+    lines.append(_facts(results.stats, _agent_cost(results)))
     if results.adaptive:
         plan = results.adaptive
         runs = sum(len(c.runs) for c in results.cases)
@@ -75,10 +76,21 @@ def _unscored(results: Results) -> int:
     return sum(m.threshold is not None and m.status == Status.NOT_EVALUATED for c in results.cases for m in c.metrics.values())
 
 
-def _facts(stats: RunStats) -> str:
+def _agent_cost(results: Results) -> str:
+    """`, $0.0123 per run of the suite` (every suite's runs together), or why it is unknown."""
+    costs = suite_costs(results, None)
+    if not costs:
+        return ""
+    unknown = [c.unknown for c in costs if c.cost is None]
+    if unknown:
+        return f", cost unknown ({unknown[0]})"
+    return f", ${sum(c.cost or 0.0 for c in costs):.4f} per run of the suite"
+
+
+def _facts(stats: RunStats, agent_cost: str = "") -> str:
     cost = "" if stats.estimated_cost_usd is None else f", est. ${stats.estimated_cost_usd:.4f}"
     return (
         f"{stats.duration_seconds:.1f}s; agent: {stats.agent_turns} turn(s), "
-        f"{stats.agent_tokens.input}/{stats.agent_tokens.output} tokens in/out; judge: {stats.judge_calls} call(s), "
+        f"{stats.agent_tokens.input}/{stats.agent_tokens.output} tokens in/out{agent_cost}; judge: {stats.judge_calls} call(s), "
         f"{stats.judge_cache_hits} cache hit(s), {stats.judge_tokens.input}/{stats.judge_tokens.output} tokens in/out{cost}"
     )

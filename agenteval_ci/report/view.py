@@ -11,9 +11,11 @@ from typing import Iterable
 
 import pydantic
 
+from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
 from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
 from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, Results, RunRecord, Status, Verdict
 from ..schema.labels import SEPARATOR, case_labels
+from ..schema.settings import percent
 from ..schema.vocabulary import case_words
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
 from .judge_notes import judge_alert, judge_notes
@@ -43,6 +45,23 @@ class MetricRow:
     rubrics: tuple[RubricRow, ...]
     baseline_value: float | None
     pr_value: float | None
+
+
+@dataclass(frozen=True)
+class BudgetRow:
+    """One budget of one suite: baseline → PR per run of the suite, and the cases that drove it."""
+
+    suite: str
+    key: str
+    what: str
+    baseline: str
+    pr: str
+    change: str
+    allowed: str
+    verdict: str
+    detail: str
+    cases: tuple[str, ...]  # `case: baseline → PR (+x%)`, the largest rises first
+    breached: bool
 
 
 @dataclass(frozen=True)
@@ -91,6 +110,7 @@ class ReportView:
     reruns_total: int = 0
     judge_changes: tuple[str, ...] = ()  # metrics whose judge changed since the baseline (judge_notes.py)
     judge_alert: str = "NOTE"
+    budgets: tuple[BudgetRow, ...] = ()  # gate.budgets
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -108,6 +128,31 @@ def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
         detail += f"; {len(s.unsure)} case(s) still unsure when the runs ended (first: {s.unsure[0]}), the evidence not leaning toward a drop"
     rubrics = tuple(RubricRow(r.rubric_id, fmt_rate(r.baseline_rate), fmt_rate(r.candidate_rate), r.cases) for r in s.rubrics)
     return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
+
+
+_BUDGET_VERDICTS = {"breached": "🔴 over budget", "within": "within budget", "no baseline": "no baseline figures"}
+
+
+def _budget_row(s: BudgetSummary) -> BudgetRow:
+    detail = s.reason or (f"{s.cases} case(s), {s.mode}" if s.cases else "")
+    if s.lost:
+        detail += f"; {len(s.lost)} case(s) lost the figure (first: {s.lost[0]})"
+    cases = tuple(f"{d.case}: {fmt_figure(s.key, d.baseline)} → {fmt_figure(s.key, d.candidate)} ({change_text(None if d.baseline == 0 else d.rise)})"
+                  for d in s.drivers)
+    return BudgetRow(s.suite, s.key, s.what, fmt_figure(s.key, s.baseline_total), fmt_figure(s.key, s.candidate_total),
+                     change_text(s.increase) if s.cases else "–", percent(s.budget), _BUDGET_VERDICTS.get(s.verdict, s.verdict), detail, cases, s.breached)
+
+
+def _cost_facts(costs: tuple[SuiteCost, ...]) -> list[Fact]:
+    """The agent's model cost per run of each suite, and baseline → PR over the cases both priced."""
+    facts = []
+    for c in costs:
+        label = "agent cost per run" if len(costs) == 1 else f"agent cost per run ({c.suite})"
+        value = f"${c.cost:.4f}" if c.cost is not None else f"unknown: {c.unknown}"
+        if c.baseline is not None and c.paired is not None:
+            value += f"; baseline → PR over {c.cases} case(s): ${c.baseline:.4f} → ${c.paired:.4f} ({change_text(c.change)})"
+        facts.append(Fact(label, value))
+    return facts
 
 
 def _worst_run(result: CaseResult, metric: str | None) -> RunRecord | None:
@@ -207,7 +252,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None, label: str) -> Ca
     )
 
 
-def _facts(results: Results) -> tuple[Fact, ...]:
+def _facts(results: Results, costs: tuple[SuiteCost, ...] = ()) -> tuple[Fact, ...]:
     s = results.stats
     runs = sum(len(c.runs) for c in results.cases)
     facts = [
@@ -220,8 +265,9 @@ def _facts(results: Results) -> tuple[Fact, ...]:
         Fact("judge tokens", f"{s.judge_tokens.input} in / {s.judge_tokens.output} out"),
         Fact("judge cache hits", f"{s.judge_cache_hits} of {s.judge_cache_hits + s.judge_cache_misses}"),
     ]
+    facts += _cost_facts(costs)
     if s.estimated_cost_usd is not None:
-        facts.append(Fact("estimated cost", f"${s.estimated_cost_usd:.2f}"))
+        facts.append(Fact("judge cost (estimated)", f"${s.estimated_cost_usd:.2f}"))
     if results.commit:
         facts.append(Fact("commit", results.commit[:12]))
     return tuple(facts)
@@ -286,6 +332,9 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
         return "WARNING" if state is Verdict.FAILED else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
     if comparison.accepted_by and comparison.verdict == Verdict.PASSED:
         return "TIP", f"agenteval passed against the baseline @{comparison.accepted_by} accepted on this PR (suite `{suite}`)"
+    over = [f"`{b.key}`" for b in comparison.budgets if b.breached]
+    if comparison.verdict == Verdict.FAILED and over and not comparison.regressions:
+        return "CAUTION", f"agenteval failed: over budget on {', '.join(dict.fromkeys(over))} in suite `{suite}`"
     if comparison.verdict == Verdict.FAILED:
         return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
     if comparison.reasons:  # fail_on never: would have failed
@@ -310,7 +359,7 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
         cases=tuple(case_view(c, by_key.get(c.key), labels[c.key]) for c in comparison.cases if every_case or Outcome(c.outcome).traits.title),
         counts=comparison.counts,
-        facts=_facts(results),
+        facts=_facts(results, tuple(c for c in comparison.costs if suite is None or c.suite == suite)),
         baseline_edited=comparison.baseline_edited,
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
@@ -319,4 +368,5 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         reruns_total=len(again),
         judge_changes=judge_notes(comparison.judge_changes),
         judge_alert=judge_alert(comparison.judge_changes),
+        budgets=tuple(_budget_row(b) for b in comparison.budgets if suite is None or b.suite == suite),
     )

@@ -114,6 +114,9 @@ class BaselineCase(StrictModel):
     fingerprint: str
     status: Status
     metrics: dict[str, BaselineMetric] = Field(default_factory=dict)
+    # Budgeted figures (gate.budgets, and cost_usd): each planned run's figure, None where a run
+    # had none (docs/baseline.md, "Figures"). Kept only for the figures the project budgets.
+    figures: dict[str, list[Optional[float]]] = Field(default_factory=dict)
     # Digest of the runs the scores came from, whose record is in the outputs file beside the
     # baseline (files/baseline_outputs.py): what a changed judge re-judges.
     outputs: Optional[str] = None

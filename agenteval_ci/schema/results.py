@@ -103,6 +103,11 @@ class RunRecord(StrictModel):
     # What the judges read that the agent could not report: "intermediate_texts" for a Python
     # agent whose replies had tool calls but no `steps`. None when nothing is missing.
     unreported: Optional[list[str]] = None
+    # The dollar cost of the agent's model calls in this run, from the price table (docs/config.md,
+    # `prices`); None when some call could not be priced: `unpriced_models` names the models
+    # without a known price ("<model not reported>" for a call whose model no event named).
+    cost_usd: Optional[float] = None
+    unpriced_models: Optional[list[str]] = None
 
 
 def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:

@@ -77,6 +77,7 @@ class Outcome(enum.StrEnum):
     """What the gate made of one case against the baseline; listed in the order reports show them."""
 
     REGRESSED = "regressed"
+    OVER_BUDGET = "over_budget"
     NEWLY_FAILING = "newly_failing"
     UNEVALUATED = "unevaluated"
     WORSENED = "worsened"
@@ -116,6 +117,7 @@ class OutcomeTraits:
 
 OUTCOMES: dict[Outcome, OutcomeTraits] = {
     Outcome.REGRESSED: OutcomeTraits(0, "regressed", "Regressions", "red", fails=True, shows_diff=True),
+    Outcome.OVER_BUDGET: OutcomeTraits(5, "over budget", "Over budget (tokens, calls, latency or cost)", "red", fails=True),
     Outcome.NEWLY_FAILING: OutcomeTraits(10, "newly failing", "Newly failing", "red", fails=True, shows_diff=True),
     Outcome.UNEVALUATED: OutcomeTraits(30, "not evaluated now (lost coverage)", "Not evaluated now (lost coverage)", "red", fails=True),
     Outcome.WORSENED: OutcomeTraits(20, "worsened", "Worsened (a score dropped by more than the tolerance)", "yellow", shows_diff=True),

@@ -172,3 +172,16 @@ def test_a_digest_from_another_pr_or_a_human_is_not_trusted(tmp_path, pull, brok
     run = grade(tmp_path, pull, push(pull, edited))
     assert run.code == 1 and run.outputs["verdict"] == "failed"
     assert "the comparison used the baseline of the base branch" in run.summary
+
+
+def test_accept_keeps_the_figures_agenteval_yaml_budgets(tmp_path, pull):
+    """gate.budgets names what a baseline keeps per run: `/agenteval accept` keeps it too."""
+    repo = make_repo(tmp_path / "repo")
+    config = repo / "agenteval.yaml"
+    config.write_text(config.read_text() + "gate:\n  budgets: {tool_call_count_v1: +0%}\n")
+    comment_id = pull.all_comments()[-1]["id"]
+    run = run_action(tmp_path, repo, pull.base_url, "issue_comment", comment_event("/agenteval accept", comment_id=comment_id))
+    assert run.code == 0, run.stderr + run.stdout
+    committed = Baseline.model_validate_json(pull.files["feature"][BASELINE])
+    figures = committed.case("home", "home_basic", "set_thermostat").figures
+    assert set(figures) == {"tool_call_count_v1"} and figures["tool_call_count_v1"] and all(v is not None for v in figures["tool_call_count_v1"])
