@@ -9,7 +9,7 @@ from ..core.baseline import baseline_from_results, load_baseline, refuse_unsound
 from ..errors import EXIT_PASSED
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
-from ..files.results import read_results
+from ..files.results import ResultsFile
 from ._common import Done
 
 
@@ -25,7 +25,7 @@ class AcceptSettings:
 
 
 def accept(settings: AcceptSettings) -> Done:
-    results = read_results(results_to_read(settings.results, settings.config))
+    results = ResultsFile(results_to_read(settings.results, settings.config)).digest()
     path = Path(settings.baseline) if settings.baseline else project_settings(settings.config).baseline
     cases, metrics = list(settings.cases) or None, list(settings.metrics) or None
     refuse_unsound(results, settings.allow_failed, cases)

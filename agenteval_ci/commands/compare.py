@@ -7,15 +7,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.baseline import load_baseline
+from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
-from ..files.results import read_results
+from ..files.results import ResultsFile
 from ..files.writing import write_atomic
 from ..report import comparison_json, render_comment
 from ..report.console import PLAIN, Style, render_changes
-from ..schema import Outcome, Results, Verdict
+from ..schema import Outcome, Verdict
 from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
 from ._common import Done
@@ -44,7 +45,7 @@ def _write(path: str, text: str) -> None:
         write_atomic(path, text)
 
 
-def compare_and_report(results: Results, baseline_path: str | Path, settings: GateSettings, *, required: bool = False,
+def compare_and_report(results: ScoredResults, baseline_path: str | Path, settings: GateSettings, *, required: bool = False,
                        md_out: str | None = None, json_out: str | None = None) -> Comparison:
     """The comparison `agenteval run` and `compare` share; writes the requested reports."""
     baseline = load_baseline(baseline_path, required=required)
@@ -81,7 +82,7 @@ def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leadin
 
 
 def compare_results(settings: CompareSettings) -> Compared:
-    results = read_results(results_to_read(settings.results, settings.config))
+    results = ResultsFile(results_to_read(settings.results, settings.config)).digest()
     project = project_settings(settings.config)
     target = project.baseline_target(settings.baseline)
     gate = resolve_gate(project.gate, settings.gate)

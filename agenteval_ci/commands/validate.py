@@ -57,7 +57,9 @@ def _check_project(path: Path) -> str:
     from ..files.project import load_project
 
     project = load_project(path)
-    print_warnings(project.warnings)
+    eval_sets = [s for suite in project.suites for s in suite.eval_sets]
+    cases = sum(1 for s in eval_sets for _ in s.cases())  # every case read and checked, its warnings found
+    print_warnings(dict.fromkeys(w for suite in project.suites for w in suite.warnings))
     problems = []
     for i, suite in enumerate(project.suites):
         if not isinstance(suite.agent, str):
@@ -70,8 +72,6 @@ def _check_project(path: Path) -> str:
             problems.append(Problem(project.path, f"$.suites[{i}].agent", problem))
     if problems:
         raise InputError(problems)
-    eval_sets = [s for suite in project.suites for s in suite.eval_sets]
-    cases = sum(len(s.cases) for s in eval_sets)
     return f"project, {len(project.suites)} suite(s), {len(eval_sets)} eval set file(s), {cases} case(s)"
 
 

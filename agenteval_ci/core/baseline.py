@@ -17,8 +17,9 @@ from ..errors import UsageError
 from ..files.readers import read_json
 from ..files.results import parse_versioned
 from ..files.writing import write_atomic
-from ..schema import CaseResult, MetricResult, Results, Status
+from ..schema import Status
 from ..schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
+from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .metrics.base import adk_mean, unscored_evidence
 from .selection import case_names
 
@@ -51,7 +52,7 @@ def write_baseline(path: str | Path, baseline: Baseline) -> None:
     write_atomic(path, dump_baseline(baseline))
 
 
-def rubric_pass_rates(metric: MetricResult) -> dict[str, float]:
+def rubric_pass_rates(metric: ScoredMetric) -> dict[str, float]:
     """Each rubric's mean verdict over the runs (1.0 yes, 0.0 no; unevaluated left out)."""
     scores: dict[str, list[float]] = {}
     for run in metric.runs:
@@ -61,7 +62,7 @@ def rubric_pass_rates(metric: MetricResult) -> dict[str, float]:
     return {rubric: adk_mean(values) for rubric, values in sorted(scores.items())}
 
 
-def baseline_metric(metric: MetricResult) -> BaselineMetric:
+def baseline_metric(metric: ScoredMetric) -> BaselineMetric:
     return BaselineMetric(
         score=metric.score,
         runs=[run.score for run in metric.runs],
@@ -75,7 +76,7 @@ def baseline_metric(metric: MetricResult) -> BaselineMetric:
     )
 
 
-def baseline_case(case: CaseResult) -> BaselineCase:
+def baseline_case(case: ScoredCase) -> BaselineCase:
     """Gated metrics only: informational figures (latency, tokens) change on every run and
     would turn each accept into a noisy diff of a file people review."""
     return BaselineCase(
@@ -85,12 +86,12 @@ def baseline_case(case: CaseResult) -> BaselineCase:
     )
 
 
-def case_matches(case: CaseResult, wanted: str) -> bool:
+def case_matches(case: ScoredCase, wanted: str) -> bool:
     """`--case` accepts the eval id, `eval_set_id/eval_id` or `suite/eval_set_id/eval_id`."""
     return wanted in case_names(case.suite, case.eval_set_id, case.eval_id)
 
 
-def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] | None) -> BaselineCase:
+def _merge_case(old: BaselineCase | None, case: ScoredCase, metrics: list[str] | None) -> BaselineCase:
     """Only the named metrics change; a changed test (fingerprint) replaces the whole case,
     because the other metrics' old scores no longer describe it."""
     new = baseline_case(case)
@@ -101,7 +102,7 @@ def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] |
     return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
 
 
-def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]:
+def unsound_cases(results: ScoredResults, cases: list[str] | None = None) -> list[str]:
     """What a baseline should not be made of: cases whose runs failed, and gated metrics
     that were not evaluated (a metric that does not apply to the case aside)."""
     found = []
@@ -117,7 +118,7 @@ def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]
     return found
 
 
-def refuse_unsound(results: Results, allow: bool, cases: list[str] | None = None, flag: str = "--allow-failed") -> None:
+def refuse_unsound(results: ScoredResults, allow: bool, cases: list[str] | None = None, flag: str = "--allow-failed") -> None:
     found = unsound_cases(results, cases)
     if found and not allow:
         shown = "\n".join(f"  {line}" for line in found[:10]) + (f"\n  ...{len(found) - 10} more" if len(found) > 10 else "")
@@ -125,7 +126,7 @@ def refuse_unsound(results: Results, allow: bool, cases: list[str] | None = None
                          f"(a baseline of them would hide a broken agent); fix them, or pass {flag}:\n{shown}")
 
 
-def _check_filters(results: Results, cases: list[str] | None, metrics: list[str] | None) -> None:
+def _check_filters(results: ScoredResults, cases: list[str] | None, metrics: list[str] | None) -> None:
     unknown_cases = [w for w in cases or [] if not any(case_matches(c, w) for c in results.cases)]
     known_metrics = {name for c in results.cases for name in c.metrics}
     unknown_metrics = [m for m in metrics or [] if m not in known_metrics]
@@ -136,7 +137,7 @@ def _check_filters(results: Results, cases: list[str] | None, metrics: list[str]
 
 
 def baseline_from_results(
-    results: Results,
+    results: ScoredResults,
     previous: Baseline | None = None,
     cases: list[str] | None = None,
     metrics: list[str] | None = None,

@@ -16,10 +16,11 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 
-from ..schema import CaseResult, MetricResult, Results, Status
+from ..schema import Status
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.settings import GateSettings
 from .baseline import rubric_pass_rates
+from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .metrics.base import unscored_evidence
 from .selection import selected
 from .sequential import CaseCounts, Counts, MetricEvidence, metric_evidence
@@ -62,7 +63,7 @@ class MetricSummary:
     undecided: tuple[str, ...] = ()  # ... cases still unsure when the run budget ran out
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per gated metric of every case: small
 class CaseMetric:
     name: str
     baseline: float | None
@@ -75,7 +76,7 @@ class CaseMetric:
     counted: bool = False  # this metric made the case a regression
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per case: small
 class CaseOutcome:
     suite: str
     eval_set_id: str
@@ -198,15 +199,15 @@ class Pair:
         return self.baseline_fails == 0 and self.baseline_passes > 0 and self.candidate_passes == 0 and self.candidate_fails > 0
 
 
-def case_key(case: CaseResult) -> str:
+def case_key(case: ScoredCase) -> str:
     return case.key
 
 
-def _gated(metric: MetricResult | BaselineMetric) -> bool:
+def _gated(metric: ScoredMetric | BaselineMetric) -> bool:
     return metric.threshold is not None and metric.status != Status.INFORMATIONAL
 
 
-def _pair(key: str, old: BaselineMetric, new: MetricResult) -> Pair | None:
+def _pair(key: str, old: BaselineMetric, new: ScoredMetric) -> Pair | None:
     old_scores = [s for s in old.runs if s is not None]
     new_scores = [r.score for r in new.runs if r.score is not None]
     if old.score is None or new.score is None:
@@ -227,12 +228,12 @@ def _pair(key: str, old: BaselineMetric, new: MetricResult) -> Pair | None:
     )
 
 
-def comparable(old: BaselineCase, case: CaseResult, name: str) -> bool:
+def comparable(old: BaselineCase, case: ScoredCase, name: str) -> bool:
     previous = old.metrics.get(name)
     return previous is not None and old.fingerprint == case.fingerprint and previous.config_fingerprint == case.metrics[name].config_fingerprint
 
 
-def metric_pairs(results: Results, baseline: Baseline) -> dict[str, list[Pair]]:
+def metric_pairs(results: ScoredResults, baseline: Baseline) -> dict[str, list[Pair]]:
     pairs: dict[str, list[Pair]] = {}
     for case in results.cases:
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
@@ -336,7 +337,7 @@ def _hard_breaks(pairs: dict[str, list[Pair]], alpha: float) -> dict[str, set[st
     return out
 
 
-def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
+def _rubric_summaries(name: str, results: ScoredResults, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
     """Each rubric's pass rate, baseline vs PR, over the same cases: the comparable ones where
     the rubric was judged on both sides (every judged case when there is no baseline)."""
     old_rates: dict[str, list[float]] = {}
@@ -385,11 +386,11 @@ def noisy(pairs: list[Pair], baseline: Baseline | None, name: str, auto: bool) -
     return auto and baseline is not None and any(c.passes and c.fails for c in baseline_counts(baseline, name))
 
 
-def _metric_names(results: Results) -> list[str]:
+def _metric_names(results: ScoredResults) -> list[str]:
     return sorted({name for c in results.cases for name, m in c.metrics.items() if _gated(m)})
 
 
-def _candidate_counts(name: str, results: Results) -> tuple[int, int, float | None]:
+def _candidate_counts(name: str, results: ScoredResults) -> tuple[int, int, float | None]:
     metrics = [c.metrics[name] for c in results.cases if name in c.metrics]
     scores = [m.score for m in metrics if m.score is not None]
     passed = sum(m.status == Status.PASSED for m in metrics)
@@ -397,7 +398,7 @@ def _candidate_counts(name: str, results: Results) -> tuple[int, int, float | No
     return passed, failed, mean(scores) if scores else None
 
 
-def _summaries(results: Results, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
+def _summaries(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
     """Per metric summary, and the (case key, metric) pairs counted as regressions."""
     names = _metric_names(results)
     pairs = metric_pairs(results, baseline) if baseline else {}
@@ -424,7 +425,7 @@ def _summaries(results: Results, baseline: Baseline | None, settings: GateSettin
 # ---------------------------------------------------------------- per case
 
 
-def _case_metrics(case: CaseResult, old: BaselineCase | None, counted: set[tuple[str, str]]) -> tuple[CaseMetric, ...]:
+def _case_metrics(case: ScoredCase, old: BaselineCase | None, counted: set[tuple[str, str]]) -> tuple[CaseMetric, ...]:
     out = []
     for name, metric in sorted(case.metrics.items()):
         if not _gated(metric):
@@ -451,17 +452,17 @@ def _case_metrics(case: CaseResult, old: BaselineCase | None, counted: set[tuple
     return tuple(out)
 
 
-def _dropped_metrics(case: CaseResult, old: BaselineCase | None) -> list[str]:
+def _dropped_metrics(case: ScoredCase, old: BaselineCase | None) -> list[str]:
     if old is None:
         return []
     return sorted(n for n, m in old.metrics.items() if _evaluated(m) and m.threshold is not None and n not in case.metrics)
 
 
-def _evaluated(metric: MetricResult | BaselineMetric) -> bool:
+def _evaluated(metric: ScoredMetric | BaselineMetric) -> bool:
     return metric.status in (Status.PASSED, Status.FAILED)
 
 
-def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
+def lost_evidence(case: ScoredCase, old: BaselineCase | None) -> list[str]:
     """Gated metrics the baseline scored on this case that have no score now: each
     "metric: why" (an unreadable judge reply, no key, a removed criterion)."""
     if old is None:
@@ -474,18 +475,18 @@ def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
     return lost
 
 
-def _is_flaky(case: CaseResult) -> bool:
+def _is_flaky(case: ScoredCase) -> bool:
     return any(len({r.status for r in m.runs if r.status in (Status.PASSED, Status.FAILED)}) > 1 for m in case.metrics.values())
 
 
-def _changed_test(case: CaseResult, old: BaselineCase) -> str:
+def _changed_test(case: ScoredCase, old: BaselineCase) -> str:
     if old.fingerprint != case.fingerprint:
         return "the expected content changed (user turns, expected tools or responses, rubrics)"
     changed = sorted(n for n, m in case.metrics.items() if n in old.metrics and old.metrics[n].config_fingerprint != m.config_fingerprint)
     return f"metric configuration changed: {', '.join(changed)}" if changed else ""
 
 
-def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float, lost: list[str]) -> str:
+def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float, lost: list[str]) -> str:
     was, now = old.status == Status.PASSED, case.status == Status.PASSED
     if any(m.counted for m in metrics) or (was and case.run_errors):  # a crash is never noise
         return "regressed"
@@ -505,7 +506,7 @@ def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...
     return "unchanged"
 
 
-def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
+def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
     old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
     metrics = _case_metrics(case, old, counted)
     common = dict(suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, status=case.status.value, metrics=metrics)
@@ -519,7 +520,7 @@ def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tupl
     return CaseOutcome(outcome=outcome, baseline_status=old.status.value, note=case.reason or "; ".join(lost), **common)
 
 
-def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
+def _removed(results: ScoredResults, baseline: Baseline) -> list[CaseOutcome]:
     """Baseline cases of the suites in these results that did not run (of those `run -k` kept)."""
     present = {(c.suite, c.eval_set_id, c.eval_id) for c in results.cases}
     suites = set(results.suites) | {c.suite for c in results.cases}
@@ -533,7 +534,7 @@ def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
 # ---------------------------------------------------------------- the verdict
 
 
-def compare(results: Results, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> Comparison:
     summaries, counted = _summaries(results, baseline, settings)
     cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases]
     cases += _removed(results, baseline) if baseline else []
@@ -563,7 +564,7 @@ def _first(items: list[str], what: str) -> str:
     return f"{len(items)} {what} (first: {items[0]})"
 
 
-def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
+def _missing_evidence(results: ScoredResults, baseline: Baseline | None) -> list[str]:
     """No evidence is not a pass: cases where nothing was evaluated, gated scores the
     baseline had that are gone now, and gated scores no baseline stands in for (a first run,
     a new case or metric). Failed runs are reported as such, not here."""
@@ -588,7 +589,7 @@ def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
     return reasons
 
 
-def unevidenced(case: CaseResult, old: BaselineCase | None) -> list[str]:
+def unevidenced(case: ScoredCase, old: BaselineCase | None) -> list[str]:
     """Gated metrics without a score on a case that the baseline has no score of theirs for
     either (no baseline yet, a new case or metric): each "metric: why". A first run with the
     judge down is no pass because another metric of each case was evaluated."""
@@ -600,7 +601,7 @@ def unevidenced(case: CaseResult, old: BaselineCase | None) -> list[str]:
             if unscored_evidence(m) and not baseline_scored(name)]
 
 
-def _broken(results: Results, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:
+def _broken(results: ScoredResults, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:
     """Cases whose agent runs failed (key -> reason); comparing with a baseline, not those
     that were failing there already."""
     still_failing = {c.key for c in cases if c.baseline_status == Status.FAILED.value and c.outcome != "incomparable"} if regression else set()
@@ -613,7 +614,7 @@ def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
     return OUTCOMES.index(case.outcome), case.status != Status.FAILED.value, min(drops, default=0.0), case.key
 
 
-def _reasons(results: Results, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
+def _reasons(results: ScoredResults, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
     """Why the gate fails (empty: it passes) under `fail_on`; `never` reports the same reasons."""
     broken = _broken(results, cases, regression=fail_on != "threshold" and baseline is not None)
     reasons = [_first([f"{k}: {why}" for k, why in broken.items()], "case(s) whose agent runs failed")] if broken else []

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import groupby
 from xml.etree import ElementTree as ET
 
-from ..core.gate import Comparison, case_key
-from ..schema import CaseResult, Results, Status
+from ..core.digest import ScoredCase, ScoredResults
+from ..core.gate import Comparison
+from ..schema import Status
 from .view import judged_without_text
 
 
-def _failure_text(case: CaseResult, regressed: list[str]) -> str:
+def _failure_text(case: ScoredCase, regressed: list[str]) -> str:
     lines = [f"{name}: {'-' if m.score is None else f'{m.score:.3f}'} < threshold {m.threshold:g}" for name, m in case.metrics.items() if m.status == Status.FAILED]
     lines += [f"{name}: regressed from the baseline" for name in regressed]
     if case.reason:
@@ -18,7 +20,7 @@ def _failure_text(case: CaseResult, regressed: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _testcase(case: CaseResult, regressed: list[str]) -> ET.Element:
+def _testcase(case: ScoredCase, regressed: list[str]) -> ET.Element:
     duration = sum(r.duration or 0.0 for r in case.runs)
     element = ET.Element("testcase", classname=f"{case.suite}.{case.eval_set_id}", name=case.eval_id, time=f"{duration:.3f}")
     if case.status == Status.FAILED or regressed:
@@ -33,15 +35,30 @@ def _testcase(case: CaseResult, regressed: list[str]) -> ET.Element:
     return element
 
 
-def junit_xml(results: Results, comparison: Comparison | None = None) -> str:
+def junit_xml(results: ScoredResults, comparison: Comparison | None = None) -> str:
+    return "".join(junit_parts(results, comparison))
+
+
+def junit_parts(results: ScoredResults, comparison: Comparison | None = None) -> Iterator[str]:
+    """The XML a testcase at a time (each suite's counts come first, from the cases' statuses):
+    100,000 cases never stand as one tree."""
     regressed = {c.key: c.counted for c in comparison.cases} if comparison else {}
-    root = ET.Element("testsuites", name="agenteval")
     ordered = sorted(results.cases, key=lambda c: c.suite)
-    for suite, cases in groupby(ordered, key=lambda c: c.suite):
-        elements = [_testcase(c, regressed.get(case_key(c), [])) for c in cases]
-        failures = sum(e.find("failure") is not None for e in elements)
-        skipped = sum(e.find("skipped") is not None for e in elements)
-        node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(elements)), failures=str(failures), errors="0", skipped=str(skipped))
-        node.extend(elements)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    if not ordered:
+        yield '<testsuites name="agenteval" />\n'
+        return
+    yield '<testsuites name="agenteval">\n'
+    for suite, grouped in groupby(ordered, key=lambda c: c.suite):
+        cases = list(grouped)
+        failed = [c.status == Status.FAILED or bool(regressed.get(c.key)) for c in cases]
+        skipped = sum(not f and c.status == Status.NOT_EVALUATED for f, c in zip(failed, cases))
+        node = ET.Element("testsuite", name=suite, tests=str(len(cases)), failures=str(sum(failed)), errors="0", skipped=str(skipped))
+        opening = ET.tostring(node, encoding="unicode")
+        yield f"  {opening[:-3]}>\n"  # `<testsuite ... />` opened
+        for case in cases:
+            element = _testcase(case, regressed.get(case.key, []))
+            ET.indent(element, level=2)
+            yield f"    {ET.tostring(element, encoding='unicode')}\n"
+        yield "  </testsuite>\n"
+    yield "</testsuites>\n"

@@ -8,6 +8,7 @@ agent. Documented in docs/results-format.md; bump SCHEMA_VERSION on breaking cha
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any, Optional
 
 from pydantic import Field
@@ -16,7 +17,7 @@ from ._base import StrictModel
 from .eval_set import EvalCase, Invocation
 from .vocabulary import Status as Status  # re-exported: the schema names it here
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: one case per line (files/results.py); version 1's single line still reads
 
 
 class RubricVerdict(StrictModel):
@@ -108,7 +109,26 @@ def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:
     return f"{suite}/{eval_set_id}/{eval_id}"
 
 
-class CaseResult(StrictModel):
+class CaseNaming:
+    """A case's name and its failed runs, from its fields (a CaseResult, or a digest of one)."""
+
+    __slots__ = ()
+    suite: str
+    eval_set_id: str
+    eval_id: str
+    runs: Sequence[Any]
+
+    @property
+    def key(self) -> str:
+        return case_key(self.suite, self.eval_set_id, self.eval_id)
+
+    @property
+    def run_errors(self) -> list[str]:
+        """Why each failed run failed (the agent raised, timed out, had no key, ...)."""
+        return [r.error for r in self.runs if r.error]
+
+
+class CaseResult(CaseNaming, StrictModel):
     suite: str = "default"
     eval_set_id: str
     eval_set_file: Optional[str] = None  # repo-relative, for annotations
@@ -120,15 +140,6 @@ class CaseResult(StrictModel):
     runs: list[RunRecord] = Field(default_factory=list)
     eval_case: EvalCase
     runs_note: Optional[str] = None  # `num_runs: auto`: why this case got the runs it got
-
-    @property
-    def key(self) -> str:
-        return case_key(self.suite, self.eval_set_id, self.eval_id)
-
-    @property
-    def run_errors(self) -> list[str]:
-        """Why each failed run failed (the agent raised, timed out, had no key, ...)."""
-        return [r.error for r in self.runs if r.error]
 
 
 MAX_SHARDS = 1000  # `--shard I/N`: N at most this
@@ -190,3 +201,8 @@ class Results(StrictModel):
     @property
     def passed(self) -> bool:
         return not any(c.status == Status.FAILED for c in self.cases)
+
+    def fetch(self, keys: Iterable[str]) -> dict[str, CaseResult]:
+        """These cases (keys not found left out): what a report reads whole, as of a file's digest."""
+        wanted = set(keys)
+        return {c.key: c for c in self.cases if c.key in wanted}

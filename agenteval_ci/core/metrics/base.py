@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Awaitable, Callable, Optional, Union
 
-from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricResult, MetricRun, Status
+from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
+from ..digest import ScoredMetric
 from ..judging import Judge
 
 # End the reason of a metric that does not apply to a case: a reference-based metric on a
@@ -16,7 +17,7 @@ NO_REFERENCE = "a conversation_scenario case has none"
 NO_SIMULATED_USER = "this case has a fixed conversation"
 
 
-def unscored_evidence(metric: MetricResult) -> bool:
+def unscored_evidence(metric: ScoredMetric) -> bool:
     """A gated metric without a score though it applies to the case: not evaluated for any
     reason (a judge that failed, no key, an unreadable reply) but "does not apply"."""
     reason = metric.reason or ""

@@ -1,0 +1,264 @@
+"""A case's digest: what the gate, the baseline and the reports' summaries read of a scored
+case, without its evidence (the eval case, what the agent did, the per-turn scores and the
+informational figures). Kept for every case of a suite at once, so it is small: about a tenth
+of a kilobyte per metric, where a whole CaseResult in memory takes tens of kilobytes.
+
+The protocols say what those readers need, so they take a whole CaseResult (tests, a run in
+memory) or a digest alike; `digest` makes one from the other. Pure, no I/O.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..schema import AdaptiveInfo, CaseResult, Results, RunStats, ShardInfo, Status
+from ..schema.results import CaseNaming
+
+
+class RubricScore(Protocol):
+    @property
+    def rubric_id(self) -> str: ...
+    @property
+    def score(self) -> float | None: ...
+
+
+class ScoredRun(Protocol):
+    """One metric on one run: a MetricRun, or its digest."""
+
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def rubric_scores(self) -> Sequence[RubricScore] | None: ...
+
+
+class ScoredMetric(Protocol):
+    """One metric over a case's runs: a MetricResult, or its digest."""
+
+    @property
+    def score(self) -> float | None: ...
+    @property
+    def threshold(self) -> float | None: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def config_fingerprint(self) -> str: ...
+    @property
+    def judged_without(self) -> Sequence[str] | None: ...
+    @property
+    def runs(self) -> Sequence[ScoredRun]: ...
+
+
+class AgentRun(Protocol):
+    """One run of the agent: a RunRecord, or its digest."""
+
+    @property
+    def error(self) -> str | None: ...
+    @property
+    def duration(self) -> float | None: ...
+
+
+class CaseFields(Protocol):
+    """What a digest is made of: a CaseResult, or what a reader took of its line."""
+
+    @property
+    def suite(self) -> str: ...
+    @property
+    def eval_set_id(self) -> str: ...
+    @property
+    def eval_set_file(self) -> str | None: ...
+    @property
+    def eval_id(self) -> str: ...
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def runs_note(self) -> str | None: ...
+    @property
+    def metrics(self) -> Mapping[str, ScoredMetric]: ...
+    @property
+    def runs(self) -> Sequence[AgentRun]: ...
+
+
+class ScoredCase(CaseFields, Protocol):
+    """A scored case: a CaseResult, or its digest."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def run_errors(self) -> list[str]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RubricDigest:
+    rubric_id: str
+    score: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunScoreDigest:
+    score: float | None
+    status: Status
+    rubric_scores: tuple[RubricDigest, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MetricDigest:
+    score: float | None
+    threshold: float | None
+    status: Status
+    reason: str | None
+    config_fingerprint: str
+    judged_without: tuple[str, ...] | None
+    runs: tuple[RunScoreDigest, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RunDigest:
+    error: str | None = None
+    duration: float | None = None
+
+
+_CLEAN_RUN = RunDigest()  # a run without an error or a duration (recorded outputs): one shared record
+
+
+@dataclass(frozen=True, slots=True)
+class CaseDigest(CaseNaming):
+    suite: str
+    eval_set_id: str
+    eval_set_file: str | None
+    eval_id: str
+    fingerprint: str
+    status: Status
+    reason: str | None
+    runs_note: str | None
+    metrics: Mapping[str, MetricDigest]
+    runs: tuple[RunDigest, ...]
+
+
+def _shared(text: str | None) -> str | None:
+    """Text that repeats over the cases (names, fingerprints of a config, reasons) held once."""
+    return None if text is None else sys.intern(text)
+
+
+def _metric(metric: ScoredMetric) -> MetricDigest:
+    runs = tuple(
+        RunScoreDigest(
+            run.score,
+            run.status,
+            None if run.rubric_scores is None else tuple(RubricDigest(sys.intern(v.rubric_id), v.score) for v in run.rubric_scores),
+        )
+        for run in metric.runs
+    )
+    return MetricDigest(
+        score=metric.score,
+        threshold=metric.threshold,
+        status=metric.status,
+        reason=_shared(metric.reason),
+        config_fingerprint=sys.intern(metric.config_fingerprint),
+        judged_without=None if metric.judged_without is None else tuple(sys.intern(w) for w in metric.judged_without),
+        runs=runs,
+    )
+
+
+def digest(case: CaseFields) -> CaseDigest:
+    """The case without its evidence. Informational figures are left out: nothing that reads a
+    digest weighs them (the gate and the baseline skip them, the table shows them with --detailed,
+    which reads whole cases)."""
+    return CaseDigest(
+        suite=sys.intern(case.suite),
+        eval_set_id=sys.intern(case.eval_set_id),
+        eval_set_file=_shared(case.eval_set_file),
+        eval_id=case.eval_id,
+        fingerprint=case.fingerprint,
+        status=case.status,
+        reason=_shared(case.reason),
+        runs_note=case.runs_note,
+        metrics={sys.intern(name): _metric(m) for name, m in case.metrics.items() if m.status != Status.INFORMATIONAL},
+        runs=tuple(_CLEAN_RUN if r.error is None and r.duration is None else RunDigest(r.error, r.duration) for r in case.runs),
+    )
+
+
+class ScoredResults(Protocol):
+    """A results record as the gate, accept and the reports read it: a Results in memory, or
+    a ResultsDigest of a file."""
+
+    @property
+    def cases(self) -> Sequence[ScoredCase]: ...
+    @property
+    def suites(self) -> list[str]: ...
+    @property
+    def case_filter(self) -> list[str] | None: ...
+    @property
+    def shard(self) -> ShardInfo | None: ...
+    @property
+    def adaptive(self) -> AdaptiveInfo | None: ...
+    @property
+    def num_runs(self) -> int: ...
+    @property
+    def commit(self) -> str | None: ...
+    @property
+    def stats(self) -> RunStats: ...
+    @property
+    def warnings(self) -> list[str]: ...
+
+    def fetch(self, keys: Iterable[str]) -> Mapping[str, CaseResult]:
+        """These cases whole (for the diffs a report shows), keys not found left out."""
+        ...
+
+
+Fetch = Callable[[Iterable[str]], Mapping[str, CaseResult]]
+
+
+@dataclass(frozen=True)
+class ResultsDigest:
+    """A results file's other fields and its cases' digests; `fetch` reads chosen cases whole again."""
+
+    header: Results  # its cases list is empty
+    cases: list[CaseDigest]
+    fetch: Fetch
+
+    @property
+    def suites(self) -> list[str]:
+        return self.header.suites
+
+    @property
+    def case_filter(self) -> list[str] | None:
+        return self.header.case_filter
+
+    @property
+    def shard(self) -> ShardInfo | None:
+        return self.header.shard
+
+    @property
+    def adaptive(self) -> AdaptiveInfo | None:
+        return self.header.adaptive
+
+    @property
+    def num_runs(self) -> int:
+        return self.header.num_runs
+
+    @property
+    def commit(self) -> str | None:
+        return self.header.commit
+
+    @property
+    def stats(self) -> RunStats:
+        return self.header.stats
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.header.warnings
+
+    @property
+    def passed(self) -> bool:
+        return not any(c.status == Status.FAILED for c in self.cases)
