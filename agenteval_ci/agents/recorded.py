@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Protocol, Union
+from typing import Any, BinaryIO, Optional, Protocol, Union
 
 import pydantic
 from pydantic.alias_generators import to_camel
@@ -172,6 +172,11 @@ class EvalSetShaped:
         self._next = 0  # the element read in step
         self._index: dict[str, int] | None = None
         self._asked: set[str] = set()
+        self._file: BinaryIO | None = None
+
+    def __del__(self) -> None:
+        if self._file is not None:
+            self._file.close()
 
     def runs(self, eval_id: str) -> list[RunRecord] | None:
         self._asked.add(eval_id)
@@ -190,8 +195,9 @@ class EvalSetShaped:
         return sorted(set(index) - self._asked)
 
     def _span(self, i: int) -> bytes:
-        with open_regular(self.name) as f:
-            return read_span(f, self._layout.starts[i], self._layout.ends[i])
+        if self._file is None:
+            self._file = open_regular(self.name)  # held while the cases are asked for; closed with this reader
+        return read_span(self._file, self._layout.starts[i], self._layout.ends[i])
 
     def _read(self, i: int) -> EvalCase:
         case = StreamedEvalSet(self.name, "", self._layout).case_from(self._span(i), i)

@@ -1,29 +1,28 @@
 """Where the elements of one array of a big JSON object lie in its file, found chunk by chunk,
 so that each element can be read and parsed alone: memory is set by the largest element, not
-the file. Only strings and brackets are tokens (a string may hold brackets); the parsing is
-left to whoever reads an element.
+the file.
 
 Used for eval sets and the recorded outputs that take their shape: `{"eval_cases": [...], ...}`.
-A file this scanner cannot follow (not an object, the key missing or not an array of objects,
+Each element is run through the json module's C decoder once, only to find where it ends (a
+Python tokenizer was four times slower); the caller parses it again, into its own model. A file
+this reader cannot follow (not UTF-8, not an object, the key missing or not an array of objects,
 broken JSON) is None, and the caller reads it whole, where the errors are found and named.
 """
 
 from __future__ import annotations
 
-import re
+import codecs
+import json
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, BinaryIO
 
 from .readers import open_regular
 
 CHUNK = 1024 * 1024
-# A whole string, a bracket, or a quote whose string does not end in this buffer (read on).
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]|"')
-_OPENS_ARRAY = re.compile(rb"\s*:\s*\[")
-_COLON = re.compile(rb"\s*:")
-_UNDECIDED = re.compile(rb"\s*(?::\s*)?\Z")  # a key whose colon or bracket is still to come
-_SEPARATORS = re.compile(rb"[\s,]*\Z")
+_WHITESPACE = json.decoder.WHITESPACE  # type: ignore[attr-defined]
+_DECODER = json.JSONDecoder()
 
 
 @dataclass(frozen=True)
@@ -39,116 +38,142 @@ class ArrayLayout:
         return len(self.starts)
 
 
-class _Scan:
-    """The scanner's state over the whole file (offsets are the file's)."""
+class _Incomplete(Exception):
+    """The buffer ends inside the value being read: read on."""
 
-    def __init__(self, key: str) -> None:
-        self.wanted = b'"' + key.encode() + b'"'
-        self.starts, self.ends = array("q"), array("q")
-        self.depth = 0
-        self.opened = self.closed = -1  # the array's brackets
-        self.element = -1  # where the element being read starts
-        self.gap = -1  # inside the array between elements: where the separators not yet read begin
-        self.elements_before = False
-        self.comma = False  # a comma since the last element
 
-    def in_array(self) -> bool:
-        return self.opened >= 0 and self.closed < 0
+class _Text:
+    """The file's text, decoded a chunk at a time; `at` is the reading position in `text`, and
+    byte offsets are counted as the text is passed (ASCII text: its index)."""
 
-    def separators(self, buffer: bytes, base: int, end: int) -> bool:
-        """Reads the bytes between elements up to `end` (a buffer offset): whitespace and at most
-        the one comma that must follow an element."""
-        text = buffer[max(self.gap - base, 0) : end]
-        self.gap = base + end
-        if not _SEPARATORS.match(text):
-            return False
-        commas = text.count(b",")
-        if commas and (self.comma or commas > 1 or not self.elements_before):
-            return False
-        self.comma = self.comma or commas == 1
+    def __init__(self, f: BinaryIO) -> None:
+        self._f = f
+        self._decoder = codecs.getincrementaldecoder("utf-8")()
+        self.text = ""
+        self.at = 0
+        self.eof = False
+        self._base = 0  # bytes before text[0]
+        self._counted = (0, 0)  # (index in text, its byte offset) counted so far
+
+    def more(self) -> None:
+        """Reads on (more each time a value does not fit, so a huge one costs no quadratic time)."""
+        if self.eof:
+            raise _Incomplete
+        if self.at > CHUNK:  # what was read is let go
+            self._base = self.offset(self.at)
+            self.text, self.at = self.text[self.at :], 0
+            self._counted = (0, self._base)
+        data = self._f.read(max(CHUNK, len(self.text)))
+        self.text += self._decoder.decode(data, final=not data)
+        self.eof = not data
+
+    def offset(self, index: int) -> int:
+        """The byte offset in the file of text[index] (asked in increasing order)."""
+        if self.text.isascii():
+            self._counted = (index, self._base + index)
+            return self._base + index
+        seen, counted = self._counted
+        counted += len(self.text[seen:index].encode())
+        self._counted = (index, counted)
+        return counted
+
+    def skip_whitespace(self) -> str:
+        """The next character past whitespace ('' at the end of the file)."""
+        while True:
+            self.at = _WHITESPACE.match(self.text, self.at).end()
+            if self.at < len(self.text) or self.eof:
+                return self.text[self.at : self.at + 1]
+            self.more()
+
+    def expect(self, char: str) -> None:
+        if self.skip_whitespace() != char:
+            raise ValueError(f"expected {char!r}")
+        self.at += 1
+
+    def value(self) -> Any:
+        """The JSON value at the position (whitespace skipped), decoded; the position moves past it."""
+        self.skip_whitespace()
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.text, self.at)
+            except (json.JSONDecodeError, StopIteration) as exc:
+                if self.eof or not _may_be_cut(exc, len(self.text)):
+                    raise ValueError("not valid JSON") from None
+                self.more()
+                continue
+            if end == len(self.text) and not self.eof:  # a number may go on in the next chunk
+                self.more()
+                continue
+            self.at = end
+            return value
+
+
+_CUT_ESCAPE = 12  # a surrogate pair's escape, `\ud83d\ude00`: an error this near the end may be a cut
+
+
+def _may_be_cut(exc: Exception, size: int) -> bool:
+    """Whether the error may only be that the buffer ends inside the value (read on to know)."""
+    if isinstance(exc, StopIteration):
         return True
-
-    def element_may_start(self) -> bool:
-        return self.comma == self.elements_before
+    error = exc if isinstance(exc, json.JSONDecodeError) else None
+    return error is not None and (error.msg.startswith("Unterminated string") or error.pos >= size - _CUT_ESCAPE)
 
 
 def array_layout(path: str | Path, key: str) -> ArrayLayout | None:
     """The layout of the array at top-level `key` of the JSON object in the file, or None."""
-    scan = _Scan(key)
-    base = 0  # file offset of buffer[0]
-    buffer = b""
-    with open_regular(path) as f:
-        while True:
-            chunk = f.read(CHUNK)
-            buffer += chunk
-            pos = _tokens(scan, buffer, base, last=not chunk)
-            if pos is None:
-                return None
-            base += pos
-            buffer = buffer[pos:]
-            if not chunk:
-                break
-        if scan.depth != 0 or scan.opened < 0 or scan.closed < 0 or buffer.strip():
-            return None
-        f.seek(0)
-        head = f.read(scan.opened + 1)
-        f.seek(scan.closed)
-        tail = f.read()  # the object's other keys after the array: small
-    return ArrayLayout(scan.starts, scan.ends, head + tail)
-
-
-def _tokens(scan: _Scan, buffer: bytes, base: int, last: bool) -> int | None:
-    """Follows the tokens of `buffer`; how much of it was consumed, or None for a file to read whole."""
-    for match in _TOKEN.finditer(buffer):
-        token, start = match.group(), match.start()
-        if token == b'"':  # a string this buffer does not finish
-            return start
-        if scan.in_array() and scan.depth == 2:  # an element begins or the array ends: only separators before
-            if not scan.separators(buffer, base, start) or token[0:1] not in b"{]" or (token[0:1] == b"{" and not scan.element_may_start()):
-                return None
-        if token[0:1] == b'"':
-            if scan.depth == 1 and scan.opened < 0 and token == scan.wanted:
-                opens = _OPENS_ARRAY.match(buffer, match.end())
-                if opens is None and not last and _UNDECIDED.match(buffer, match.end()):
-                    return start  # its colon or bracket is in the next chunk
-                if opens is None and _COLON.match(buffer, match.end()):
-                    return None  # the key, but its value is no array
-                if opens is None:
-                    continue  # a value that reads like the key
-                scan.opened = base + opens.end() - 1
-                scan.gap = scan.opened + 1
-                scan.depth += 1
-                return _tokens_after(scan, buffer, base, opens.end(), last)
-            continue
-        if token in (b"[", b"{"):
-            scan.depth += 1
-            if scan.depth == 3 and scan.in_array():
-                scan.element = base + start
-            continue
-        scan.depth -= 1
-        if scan.depth < 0:
-            return None
-        if scan.depth == 2 and scan.in_array():
-            scan.starts.append(scan.element)
-            scan.ends.append(base + match.end())
-            scan.gap, scan.elements_before, scan.comma = base + match.end(), True, False
-        elif scan.depth == 1 and scan.in_array():
-            if scan.comma:  # a trailing comma
-                return None
-            scan.closed = base + start
-    if scan.in_array() and scan.depth == 2 and not scan.separators(buffer, base, len(buffer)):
+    try:
+        with open_regular(path) as f:
+            return _layout(_Text(f), key)
+    except (ValueError, _Incomplete, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
-    return len(buffer)
 
 
-def _tokens_after(scan: _Scan, buffer: bytes, base: int, pos: int, last: bool) -> int | None:
-    """The rest of the buffer once the array opened (the key's match moved past its bracket)."""
-    consumed = _tokens(scan, buffer[pos:], base + pos, last)
-    return None if consumed is None else pos + consumed
+def _layout(text: _Text, key: str) -> ArrayLayout | None:
+    starts, ends = array("q"), array("q")
+    others: dict[str, Any] = {}
+    found = False
+    text.expect("{")
+    while text.skip_whitespace() != "}":
+        if others or found:
+            text.expect(",")
+        name = text.value()
+        if not isinstance(name, str):
+            return None
+        text.expect(":")
+        if name == key and not found:
+            found = True
+            others[name] = []
+            _elements(text, starts, ends)
+        else:
+            others[name] = text.value()
+    text.at += 1
+    if not found or text.skip_whitespace() != "":
+        return None
+    return ArrayLayout(starts, ends, json.dumps(others, ensure_ascii=False).encode())
 
 
-def read_span(f: object, start: int, end: int) -> bytes:
+def _elements(text: _Text, starts: array[int], ends: array[int]) -> None:
+    """Each object of the array, passed over; where it lies noted."""
+    text.expect("[")
+    if text.skip_whitespace() == "]":
+        text.at += 1
+        return
+    while True:
+        if text.skip_whitespace() != "{":
+            raise ValueError("an element that is not an object")
+        start = text.offset(text.at)
+        text.value()
+        starts.append(start)
+        ends.append(text.offset(text.at))
+        after = text.skip_whitespace()
+        text.at += 1
+        if after == "]":
+            return
+        if after != ",":
+            raise ValueError("expected ',' or ']'")
+
+
+def read_span(f: BinaryIO, start: int, end: int) -> bytes:
     """The bytes of one element (`f` an open binary file)."""
-    f.seek(start)  # type: ignore[attr-defined]
-    data: bytes = f.read(end - start)  # type: ignore[attr-defined]
-    return data
+    f.seek(start)
+    return f.read(end - start)
