@@ -10,6 +10,7 @@ import pydantic
 
 from ..errors import InputError, Problem, UsageError
 from ..files.readers import MAX_FILE_BYTES, decode_text, parse_json
+from ..files.results import GZIP_MAGIC
 from ..files.writing import write_atomic
 from ..github import BadArtifact, PullRequest, Repo
 from ..schema.problems import problems_from
@@ -54,8 +55,11 @@ def download_results(s: ActionSettings, repo: Repo, run_id: int) -> Downloaded:
     if name is None:
         raise InputError(Problem(f"artifact {s.artifact_name}", "$", f"has no {RESULTS} (nor {OLD_RESULTS})"))
     where = f"artifact {s.artifact_name} of run {run_id}: "
+    data = files.pop(name)
+    if not data.startswith(GZIP_MAGIC):
+        decode_text(where + name, data)  # not UTF-8: said of the artifact, not of our copy of it
     path = s.results_dir / name
-    write_atomic(path, files.pop(name))
+    write_atomic(path, data)
     return Downloaded(path, decode_text(where + PULL, files[PULL]) if PULL in files else None)
 
 
