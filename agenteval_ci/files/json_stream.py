@@ -137,10 +137,10 @@ def _layout(text: _Text, key: str) -> ArrayLayout | None:
         if others or found:
             text.expect(",")
         name = text.value()
-        if not isinstance(name, str):
-            return None
+        if not isinstance(name, str) or name in others:
+            return None  # a repeated key: the json module keeps the last, so read whole as it would
         text.expect(":")
-        if name == key and not found:
+        if name == key:
             found = True
             others[name] = []
             _elements(text, starts, ends)
