@@ -125,3 +125,18 @@ def test_reading_digests_holds_a_fraction_of_the_cases(tmp_path, capsys):
     whole = _peak(lambda: read_results(path))
     digests = _peak(lambda: ResultsFile(path).digest())
     assert digests < whole / 5, (digests, whole)
+
+
+def test_a_gzip_results_file_is_recorded_outputs_for_score_in_any_order(tmp_path, capsys):
+    """`score --actual` reads a results file of ours (plain or gzip) case by case: the same
+    scores again, also when the eval set lists the cases in another order."""
+    first = _scored(tmp_path, 8, "results.json.gz")
+    folder = tmp_path / "suite-3-8"
+    evalset = json.loads((folder / "gen.evalset.json").read_text())
+    evalset["eval_cases"].reverse()
+    reordered = folder / "reversed.evalset.json"
+    reordered.write_text(json.dumps(evalset))
+    for source, name in ((folder / "gen.evalset.json", "again.json"), (reordered, "reversed.json")):
+        assert main(["score", str(source), "--actual", str(first), "--eval-config", str(folder / "test_config.json"), "--json", str(tmp_path / name)]) in (0, 1)
+        scores = {c.eval_id: {m: r.score for m, r in c.metrics.items()} for c in read_results(tmp_path / name).cases}
+        assert scores == {c.eval_id: {m: r.score for m, r in c.metrics.items()} for c in read_results(first).cases}
