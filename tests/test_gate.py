@@ -137,3 +137,16 @@ def test_without_a_baseline_the_gate_falls_back_to_thresholds(tmp_path):
     comparison = compare(broken, None, GateSettings())
     assert comparison.verdict == "failed" and not comparison.has_baseline
     assert {m.verdict for m in comparison.metrics} == {"no baseline"}
+
+
+def test_noise_seen_in_a_cases_history_makes_a_suite_stochastic_not_deterministic(tmp_path):
+    """The last accept's runs all agreed, but lights failed once in an earlier accept: one
+    flip of it now is noise the history knows about, not a deterministic break."""
+    baseline = baseline_from_results(score(tmp_path, EXPECTED, [EXPECTED, BROKEN, EXPECTED], "first.json"))
+    later = score(tmp_path, EXPECTED, [EXPECTED], "later.json")
+    baseline = baseline_from_results(later.model_copy(update={"created_at": "2026-01-02T00:00:00+00:00"}), baseline)
+    lights_metric = baseline.case("default", "home", "lights").metrics["tool_trajectory_avg_score"]
+    assert (lights_metric.run_statuses[0].value, lights_metric.history) == ("PASSED", "PFP P")
+    comparison = compare(score(tmp_path, EXPECTED, [BROKEN], "flip.json"), baseline, GateSettings())
+    trajectory = next(m for m in comparison.metrics if m.name == "tool_trajectory_avg_score")
+    assert trajectory.mode == "stochastic" and comparison.verdict == "passed"

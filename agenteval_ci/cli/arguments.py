@@ -131,7 +131,7 @@ def _tuple(values: list[str] | None) -> tuple[str, ...]:
 def init_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("folder", nargs="?", default=".", help="the project's root folder (default: the current folder)")
     parser.add_argument("--force", action="store_true", help="overwrite files agenteval wrote before, and re-run to replace the baseline")
-    parser.add_argument("--no-run", action="store_true", help="write the files only; run and accept later (`agenteval run && agenteval accept`)")
+    parser.add_argument("--no-run", action="store_true", help="write the files only; run and accept later (`agenteval run --new-baseline && agenteval accept`)")
 
 
 def init(args: argparse.Namespace) -> Done:
@@ -158,6 +158,10 @@ def run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
     add_gate_flags(parser, only=("fail_on",), help_text="override agenteval.yaml's gate.fail_on")
     parser.add_argument("--no-gate", action="store_true", help="only write the results; compare later (the action compares with the base branch's baseline)")
+    parser.add_argument("--new-baseline", action="store_true",
+                        help="run for a new baseline, ignoring any baseline there is: every case 5 times, the cases whose runs "
+                             "disagree up to max_runs (about 8 runs per case at most), then write the results without gating; "
+                             "`agenteval accept` takes them (docs/baseline.md)")
     parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown here ('-' for stdout)")
     parser.add_argument("--shard", metavar="I/N", help="run only the I-th of N deterministic slices of the cases")
     parser.add_argument("--config_file_path", "--config-file-path", dest="config_file_path", help="adk eval's criteria file")
@@ -184,7 +188,7 @@ def run(args: argparse.Namespace) -> Done:
         shard=parse_shard(args.shard) if args.shard else None,
         config=args.config, suites=_tuple(args.suite), adk_args=_tuple(args.adk_args), config_file_path=args.config_file_path,
         cases=_tuple(args.case), num_runs=args.num_runs, baseline=args.baseline, gate=_gate_overrides(args),
-        compare=not args.no_gate, md=args.md, output=_output(args, quiet=args.quiet), log_level=args.log_level,
+        compare=not args.no_gate, new_baseline=args.new_baseline, md=args.md, output=_output(args, quiet=args.quiet), log_level=args.log_level,
         progress_bar=wants_bar(sys.stderr, os.environ), environ=os.environ,
     )
     return run(settings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import baseline_from_results, load_baseline, refuse_unsound, write_baseline
+from ..core.baseline import baseline_from_results, load_baseline, refuse_unsound, thin_history_note, write_baseline
 from ..errors import EXIT_PASSED
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
@@ -34,4 +34,7 @@ def accept(settings: AcceptSettings) -> Done:
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
     print(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline)")
+    note = thin_history_note(baseline)
+    if note:
+        print(note)
     return Done(EXIT_PASSED)

@@ -31,6 +31,7 @@ import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agents.logs import LOG_FILE
+from ..core.adaptive import FIRST_BASELINE_RUNS
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
@@ -352,19 +353,21 @@ def _append(path: Path, data: bytes) -> None:
 
 
 def _first_baseline(root: Path, settings: InitSettings) -> None:
-    """Run the suites and accept the results, as a user would type it."""
+    """Run the suites for a new baseline and accept the results, as a user would type it."""
     from .accept import AcceptSettings, accept
     from .run import RunSettings, run
 
     config = str(root / DEFAULT_PROJECT_FILE)
-    print(f"\nrunning the suites once: agenteval run --config {config}", flush=True)
-    check_arguments([config])  # as `agenteval run --config CONFIG` would
-    first = RunSettings(config=config, output=Output(style=settings.style), progress_bar=settings.progress_bar, environ=settings.environ)
+    print(f"\nrunning the suites for a first baseline (every case {FIRST_BASELINE_RUNS} times, to tell flaky cases from "
+          f"deterministic ones; docs/baseline.md): agenteval run --config {config} --new-baseline", flush=True)
+    check_arguments([config])  # as `agenteval run --config CONFIG --new-baseline` would
+    first = RunSettings(config=config, new_baseline=True, output=Output(style=settings.style),
+                        progress_bar=settings.progress_bar, environ=settings.environ)
     code = run(first).exit_code
     try:
         accept(AcceptSettings(config=config))
     except AgentevalError as exc:
-        print(f"\nno baseline written: {exc}\nfix that, then: agenteval run && agenteval accept")
+        print(f"\nno baseline written: {exc}\nfix that, then: agenteval run --new-baseline && agenteval accept")
         return
     if code != EXIT_PASSED:
         print("some cases are below their thresholds today; the baseline keeps them as they are, and the gate "
@@ -452,7 +455,7 @@ def init(settings: InitSettings) -> Done:
     for generated in (DEFAULT_RESULTS, LOG_FILE.as_posix()):
         writer.ignore(f"/{generated}")
     if not settings.run:
-        print("\nnot run (--no-run): `agenteval run && agenteval accept` writes the first baseline")
+        print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")
     elif (root / DEFAULT_BASELINE).is_file() and not settings.force:
         print(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:

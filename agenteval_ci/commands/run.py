@@ -46,6 +46,7 @@ class RunSettings:
     baseline: str | None = None  # default: agenteval.yaml's
     gate: GateSettings = field(default_factory=GateSettings.model_construct)  # overrides: only the settings given
     compare: bool = True  # False: only write the results (--no-gate)
+    new_baseline: bool = False  # run for a new baseline, ignoring any there is, and write the results ungated
     md: str | None = None  # the PR comment ('-' for stdout)
     output: Output = Output()  # output.json default: the project's .agenteval/results.json
     log_level: str | None = None  # the agent's log on the terminal (default WARNING, ERROR when quiet)
@@ -60,6 +61,8 @@ class Ran(Done):
 
 
 def run(settings: RunSettings) -> Ran:
+    if settings.new_baseline and settings.num_runs is not None:
+        raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
     if settings.adk_args:
         return _run_adk_form(settings)
     if settings.config_file_path:
@@ -71,11 +74,11 @@ def run(settings: RunSettings) -> Ran:
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
     suites = chosen(project.suites, settings)
     gate = resolve_gate(project.config.gate, settings.gate)
-    baseline = _adaptive_baseline(suites, project, settings)
+    baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)
     output = replace(settings.output, json=settings.output.json or str(default_results(project.path)))  # so `agenteval accept` finds it
     with saved_results(output.json) as saved:
         results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate)
-        if not settings.compare:
+        if not settings.compare or settings.new_baseline:
             print_table(results, output, whole=saved.whole())
             explain_failed_runs(results)
             return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, results)
@@ -120,7 +123,7 @@ def _run(
     quiet = settings.output.quiet
     logs = AgentLogs(settings.log_level or ("ERROR" if quiet else DEFAULT_CONSOLE_LEVEL), project_dir / LOG_FILE)
     header = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
-                        environ=settings.environ, progress_bar=settings.progress_bar, emit=saved.add)
+                        environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline, emit=saved.add)
     notice = logs.notice()
     if notice:
         print(notice, file=sys.stderr)

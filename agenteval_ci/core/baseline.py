@@ -6,8 +6,11 @@ A corrupt or newer-version file is an error, never silently replaced.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import os
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -18,11 +21,13 @@ from ..files.readers import read_json
 from ..files.results import parse_versioned
 from ..files.writing import write_atomic
 from ..schema import Status
-from ..schema.baseline import BASELINE_VERSION, Baseline, BaselineCase, BaselineMetric, Provenance
-from .digest import ScoredCase, ScoredMetric, ScoredResults
-from .metrics.base import adk_mean, unscored_evidence
+from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
+from .digest import CaseDigest, ScoredCase, ScoredMetric, ScoredResults, digest, metric_digest
+from .metrics.base import adk_mean, status_for, unscored_evidence
+from .scoring import case_status
 from .selection import case_names
 
+HISTORY_RESET = 0.05  # a case's history starts anew when its accepted runs differ beyond this chance
 
 def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | None:
     """None when there is no baseline yet (a first run); UsageError when one was named
@@ -44,7 +49,8 @@ def parse_baseline(name: str, data: Any) -> Baseline:
 
 
 def dump_baseline(baseline: Baseline) -> str:
-    data = baseline.model_dump(mode="json", exclude_none=True)
+    """Always in this version's format (a version-1 file read in has had its counts moved to histories)."""
+    data = baseline.model_copy(update={"schema_version": BASELINE_VERSION}).model_dump(mode="json", exclude_none=True)
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -62,28 +68,134 @@ def rubric_pass_rates(metric: ScoredMetric) -> dict[str, float]:
     return {rubric: adk_mean(values) for rubric, values in sorted(scores.items())}
 
 
-def baseline_metric(metric: ScoredMetric) -> BaselineMetric:
+def planned_runs(case: ScoredCase) -> int:
+    """How many of the case's runs were planned before any outcome was seen (all, unless a
+    num_runs: auto round chose more)."""
+    return len(case.runs) if case.planned_runs is None else min(case.planned_runs, len(case.runs))
+
+
+def _planned_metric(metric: ScoredMetric, planned: int) -> ScoredMetric:
+    """The metric over its planned runs only, aggregated as ADK aggregates (mean, then threshold)."""
+    if planned >= len(metric.runs):
+        return metric
+    view = metric_digest(metric)
+    runs = view.runs[:planned]
+    scores = [r.score for r in runs if r.score is not None]
+    score = adk_mean(scores) if scores else None
+    status = status_for(score, metric.threshold) if metric.threshold is not None else metric.status
+    return replace(view, runs=runs, score=score, status=status)
+
+
+def planned_view(case: ScoredCase) -> ScoredCase | CaseDigest:
+    """The case as its planned runs alone show it: an estimate the re-runs did not bias (a re-run
+    case stops once it passes, so all its runs together overstate its pass rate)."""
+    planned = planned_runs(case)
+    if planned >= len(case.runs):
+        return case
+    view = digest(case)
+    metrics = {name: metric_digest(_planned_metric(m, planned)) for name, m in view.metrics.items()}
+    status, reason = case_status(metrics, view.runs[:planned])
+    return replace(view, metrics=metrics, runs=view.runs[:planned], status=status, reason=reason)
+
+
+def _batch(metric: ScoredMetric, planned: int) -> RunBatch:
+    statuses = [run.status for run in metric.runs]
+    return RunBatch(outcomes(statuses[:planned]), outcomes(statuses[planned:]))
+
+
+def changed_beyond_chance(before: tuple[int, int], after: tuple[int, int]) -> bool:
+    """Fisher's exact test, two-sided at HISTORY_RESET: do two sets of pass/fail counts differ
+    more than chance allows? (An accepted change of behavior starts the case's history anew.)"""
+    (a, b), (c, d) = before, after
+    passes, n, drawn = a + c, a + b + c + d, c + d
+    if not n or not passes or passes == n or not drawn or drawn == n:
+        return False
+    def p(k: int) -> float:
+        return math.comb(passes, k) * math.comb(n - passes, drawn - k) / math.comb(n, drawn)
+    seen = p(c)
+    tail = sum(q for k in range(max(0, drawn - (n - passes)), min(passes, drawn) + 1) if (q := p(k)) <= seen * (1 + 1e-9))
+    return tail <= HISTORY_RESET
+
+
+def _history(old: BaselineMetric | None, batch: RunBatch, accepted_from: str) -> str:
+    """The old history with this accept's batch: the newest batch replaces one from the same
+    results (accepted again); a case whose runs now differ from its history beyond chance starts
+    anew; the oldest batches go once the window holds more than HISTORY_WINDOW runs."""
+    kept = old.batches() if old is not None else []
+    if old is not None and old.accepted_from == accepted_from:
+        kept = kept[:-1]
+    if not batch.runs:
+        return " ".join(map(str, kept))
+    before = "".join(b.runs for b in kept)
+    if changed_beyond_chance((before.count("P"), before.count("F")), (batch.runs.count("P"), batch.runs.count("F"))):
+        kept = []
+    kept.append(batch)
+    while len(kept) > 1 and sum(len(b.runs) for b in kept) > HISTORY_WINDOW:
+        kept.pop(0)
+    return " ".join(map(str, kept))
+
+
+def baseline_metric(metric: ScoredMetric, planned: int, old: BaselineMetric | None = None, accepted_from: str = "") -> BaselineMetric:
+    """`old`: the same metric of the same test in the previous baseline, whose history goes on."""
+    view = _planned_metric(metric, planned)
     return BaselineMetric(
-        score=metric.score,
-        runs=[run.score for run in metric.runs],
-        run_statuses=[run.status for run in metric.runs],
-        status=metric.status,
+        score=view.score,
+        runs=[run.score for run in view.runs],
+        run_statuses=[run.status for run in view.runs],
+        status=view.status,
         threshold=metric.threshold,
         config_fingerprint=metric.config_fingerprint,
-        rubrics=rubric_pass_rates(metric),
-        passes=sum(run.status == Status.PASSED for run in metric.runs),
-        fails=sum(run.status == Status.FAILED for run in metric.runs),
+        rubrics=rubric_pass_rates(view),
+        history=_history(old, _batch(metric, planned), accepted_from),
+        accepted_from=accepted_from or None,
     )
 
 
-def baseline_case(case: ScoredCase) -> BaselineCase:
+THIN_HISTORY = 3  # planned runs per case below which a baseline cannot tell flaky cases from deterministic ones
+
+
+def thin_history_note(baseline: Baseline) -> str:
+    """A note when most cases' histories are too short to tell flaky from deterministic, else ''."""
+    runs = sorted(sum(m.planned_counts()) for sets in baseline.suites.values() for cases in sets.values()
+                  for case in cases.values() for m in case.metrics.values())
+    if not runs or runs[len(runs) // 2] >= THIN_HISTORY:
+        return ""
+    return (f"note: most cases have {runs[len(runs) // 2]} planned run(s) in the baseline, too few to tell flaky cases from "
+            "deterministic ones: the gate treats the suite as deterministic until accepts grow the histories; "
+            "`agenteval run --new-baseline` runs every case 5 times for a first baseline (docs/baseline.md)")
+
+
+def results_id(results: ScoredResults) -> str:
+    """Which results a batch came from: accepting the same results again replaces the batch
+    rather than counting its runs twice. A hash of when and where they were made and of every
+    case's digest (its statuses and scores per run), so a file read case by case and the same
+    results in memory hash alike without the whole file in memory."""
+    found = hashlib.sha256(repr((results.created_at, results.commit, results.num_runs, results.shard, results.suites)).encode())
+    for case in results.cases:
+        found.update(repr(digest(case)).encode())
+    return found.hexdigest()[:16]
+
+
+def baseline_case(case: ScoredCase, old: BaselineCase | None = None, accepted_from: str = "") -> BaselineCase:
     """Gated metrics only: informational figures (latency, tokens) change on every run and
-    would turn each accept into a noisy diff of a file people review."""
+    would turn each accept into a noisy diff of a file people review. `old`: the case in the
+    previous baseline; each metric of the same test and config carries its history on."""
+    same_test = old is not None and old.fingerprint == case.fingerprint
+    planned = planned_runs(case)
     return BaselineCase(
         fingerprint=case.fingerprint,
-        status=case.status,
-        metrics={name: baseline_metric(m) for name, m in case.metrics.items() if m.status != Status.INFORMATIONAL},
+        status=planned_view(case).status,
+        metrics={
+            name: baseline_metric(m, planned, _same_metric(old, name, m) if same_test else None, accepted_from)
+            for name, m in case.metrics.items()
+            if m.status != Status.INFORMATIONAL
+        },
     )
+
+
+def _same_metric(old: BaselineCase | None, name: str, metric: ScoredMetric) -> BaselineMetric | None:
+    previous = old.metrics.get(name) if old else None
+    return previous if previous is not None and previous.config_fingerprint == metric.config_fingerprint else None
 
 
 def case_matches(case: ScoredCase, wanted: str) -> bool:
@@ -91,10 +203,10 @@ def case_matches(case: ScoredCase, wanted: str) -> bool:
     return wanted in case_names(case.suite, case.eval_set_id, case.eval_id)
 
 
-def _merge_case(old: BaselineCase | None, case: ScoredCase, metrics: list[str] | None) -> BaselineCase:
+def _merge_case(old: BaselineCase | None, case: ScoredCase, metrics: list[str] | None, accepted_from: str) -> BaselineCase:
     """Only the named metrics change; a changed test (fingerprint) replaces the whole case,
     because the other metrics' old scores no longer describe it."""
-    new = baseline_case(case)
+    new = baseline_case(case, old, accepted_from)
     if metrics is None or old is None or old.fingerprint != case.fingerprint:
         return new
     merged = dict(old.metrics)
@@ -154,11 +266,12 @@ def baseline_from_results(
     if not partial:
         for suite in {c.suite for c in results.cases} | set(results.suites):
             suites.pop(suite, None)
+    accepted_from = results_id(results)
     for case in results.cases:
         if cases and not any(case_matches(case, w) for w in cases):
             continue
-        old = suites.get(case.suite, {}).get(case.eval_set_id, {}).get(case.eval_id)
-        merged = _merge_case(old if partial else None, case, metrics or None)
+        old = previous.case(case.suite, case.eval_set_id, case.eval_id) if previous else None
+        merged = _merge_case(old, case, metrics or None, accepted_from)
         suites.setdefault(case.suite, {}).setdefault(case.eval_set_id, {})[case.eval_id] = merged
     provenance = Provenance(
         commit=commit or results.commit,

@@ -87,6 +87,8 @@ class CaseFields(Protocol):
     def metrics(self) -> Mapping[str, ScoredMetric]: ...
     @property
     def runs(self) -> Sequence[AgentRun]: ...
+    @property
+    def planned_runs(self) -> int | None: ...
 
 
 class ScoredCase(CaseFields, Protocol):
@@ -143,6 +145,7 @@ class CaseDigest(CaseNaming):
     runs_note: str | None
     metrics: Mapping[str, MetricDigest]
     runs: tuple[RunDigest, ...]
+    planned_runs: int | None = None
 
 
 def _shared(text: str | None) -> str | None:
@@ -150,7 +153,7 @@ def _shared(text: str | None) -> str | None:
     return None if text is None else sys.intern(text)
 
 
-def _metric(metric: ScoredMetric) -> MetricDigest:
+def metric_digest(metric: ScoredMetric) -> MetricDigest:
     runs = tuple(
         RunScoreDigest(
             run.score,
@@ -183,8 +186,9 @@ def digest(case: CaseFields) -> CaseDigest:
         status=case.status,
         reason=_shared(case.reason),
         runs_note=case.runs_note,
-        metrics={sys.intern(name): _metric(m) for name, m in case.metrics.items() if m.status != Status.INFORMATIONAL},
+        metrics={sys.intern(name): metric_digest(m) for name, m in case.metrics.items() if m.status != Status.INFORMATIONAL},
         runs=tuple(_CLEAN_RUN if r.error is None and r.duration is None else RunDigest(r.error, r.duration) for r in case.runs),
+        planned_runs=case.planned_runs,
     )
 
 
@@ -204,6 +208,8 @@ class ScoredResults(Protocol):
     def adaptive(self) -> AdaptiveInfo | None: ...
     @property
     def num_runs(self) -> int: ...
+    @property
+    def created_at(self) -> str: ...
     @property
     def commit(self) -> str | None: ...
     @property
@@ -246,6 +252,10 @@ class ResultsDigest:
     @property
     def num_runs(self) -> int:
         return self.header.num_runs
+
+    @property
+    def created_at(self) -> str:
+        return self.header.created_at
 
     @property
     def commit(self) -> str | None:

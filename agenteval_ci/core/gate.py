@@ -18,12 +18,13 @@ from dataclasses import dataclass, field, replace
 
 from ..schema import Status
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
+from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings
 from .baseline import rubric_pass_rates
 from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .metrics.base import unscored_evidence
 from .selection import selected
-from .sequential import CaseCounts, Counts, MetricEvidence, metric_evidence
+from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
 
 OUTCOMES = (
     "regressed", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
@@ -60,7 +61,9 @@ class MetricSummary:
     rubrics: tuple[RubricSummary, ...] = ()
     evidence: float | None = None  # num_runs: auto: the sequential evidence of a drop
     evidence_bar: float | None = None  # ... and the value that fails the gate
-    undecided: tuple[str, ...] = ()  # ... cases still unsure when the run budget ran out
+    unsure: tuple[str, ...] = ()  # ... cases still unsure when the runs ended, most doubtful first
+    leaning: bool = False  # ... and the evidence leans toward a drop: the gate fails
+    settle: str = ""  # ... what would settle the most doubtful case
 
 
 @dataclass(frozen=True, slots=True)  # one per gated metric of every case: small
@@ -185,6 +188,7 @@ class Pair:
     baseline_passed: bool
     candidate_passed: bool
     noisy: bool  # runs disagree on at least one side
+    history: Counts  # every run of the baseline's history of this case (num_runs: auto weighs it)
 
     @property
     def delta(self) -> float:
@@ -192,7 +196,7 @@ class Pair:
 
     @property
     def counts(self) -> CaseCounts:
-        return CaseCounts(self.case, Counts(self.baseline_passes, self.baseline_fails), Counts(self.candidate_passes, self.candidate_fails))
+        return CaseCounts(self.case, self.history, Counts(self.candidate_passes, self.candidate_fails))
 
     @property
     def is_hard_break(self) -> bool:
@@ -225,6 +229,7 @@ def _pair(key: str, old: BaselineMetric, new: ScoredMetric) -> Pair | None:
         baseline_passed=old.status == Status.PASSED,
         candidate_passed=new.status == Status.PASSED,
         noisy=len(set(old_scores)) > 1 or len(set(new_scores)) > 1,
+        history=Counts(*old.history_counts()),
     )
 
 
@@ -260,7 +265,8 @@ def _infer_metric(
     name: str, pairs: list[Pair], settings: GateSettings, alpha: float, breaks: set[str], noise: bool,
     sequential: MetricEvidence | None = None, max_runs: int = 0,
 ) -> _Inference:
-    """`sequential` (num_runs: auto) replaces the fixed-sample tests, which peeking would fool."""
+    """`sequential` (num_runs: auto) replaces the fixed-sample tests, which peeking would fool,
+    and the deterministic rule: the suite's fitted flakiness says how much a flip tells."""
     deltas = [p.delta for p in pairs]
     delta = mean(deltas)
     # A fixed-sample interval means nothing over runs chosen by peeking: none in num_runs: auto.
@@ -270,27 +276,31 @@ def _infer_metric(
     down = sum(p.baseline_passed and not p.candidate_passed for p in pairs)
     up = sum(p.candidate_passed and not p.baseline_passed for p in pairs)
     flip_p = sign_test_p(down, up)
-    deterministic = not noise
+    deterministic = not noise and sequential is None
     dropped = delta < -settings.tolerance
     credible_mean = bool(draws) and quantile(draws, 1 - alpha) < 0
     credible_flips = flip_p <= alpha
     newly_failing = {p.case for p in pairs if p.baseline_passed and not p.candidate_passed}
     worsened = {p.case for p in pairs if p.delta < -settings.tolerance}
-    if deterministic:  # no noise to hide in: any newly failing case, any case that dropped
+    unsure: tuple[str, ...] = ()
+    settle = ""
+    if sequential is not None:
+        regressed = sequential.regressed or sequential.leaning
+        doubtful = sorted(sequential.doubtful(), key=lambda c: (-sequential.chance(c), c.counts.key))
+        unsure = tuple(c.counts.key for c in doubtful)
+        settle = _what_settles(sequential, doubtful[0], max_runs) if doubtful and not sequential.regressed else ""
+        reason = _sequential_reason(sequential, settle) if regressed else ""
+    elif deterministic:  # no noise to hide in: any newly failing case, any case that dropped
         regressed = bool(newly_failing or worsened) or dropped
-        reason = "deterministic: no run-to-run variation, so every newly failing or worsened case counts" if regressed else ""
-    elif sequential is not None:
-        regressed = sequential.regressed
-        reason = f"sequential evidence {sequential.evidence:.3g} reached {sequential.bar:g} (1/α)" if regressed else ""
+        reason = "deterministic: no run-to-run variation in these runs or the baseline's history, so every newly failing or worsened case counts" if regressed else ""
     else:
         regressed = dropped and (credible_mean or credible_flips)
         reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
-    undecided = _undecided(sequential, settings, max_runs) if sequential and not deterministic and not regressed else ()
     credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
     improved = not regressed and delta > settings.tolerance and credible_rise
     counted = {p.case for p in pairs if p.case in breaks}
-    if regressed and sequential is not None and not deterministic:
-        counted |= {c.counts.key for c in sequential.cases if c.chance_dropped >= 0.5}
+    if regressed and sequential is not None:
+        counted |= {c.counts.key for c in sequential.cases if sequential.chance(c) >= 0.5}
     elif regressed:
         counted |= worsened
         counted |= newly_failing if deterministic else set()
@@ -303,22 +313,38 @@ def _infer_metric(
         delta=delta,
         ci_low=ci_low,
         ci_high=ci_high,
-        mode="deterministic" if deterministic else "sequential" if sequential else "stochastic",
+        mode="sequential" if sequential else "deterministic" if deterministic else "stochastic",
         flips_down=down,
         flips_up=up,
         flip_p=flip_p,
         hard_breaks=len(counted & breaks),
         reason=reason,
-        evidence=sequential.evidence if sequential and not deterministic else None,
+        evidence=sequential.evidence if sequential else None,
         evidence_bar=sequential.bar if sequential else None,
-        undecided=undecided,
+        unsure=unsure,
+        leaning=bool(sequential and sequential.leaning),
+        settle=settle,
     )
     return _Inference(summary, frozenset(counted))
 
 
-def _undecided(sequential: MetricEvidence, settings: GateSettings, max_runs: int) -> tuple[str, ...]:
-    """Cases still unsure that had runs left: the run budget, not the evidence, ended the rounds."""
-    return tuple(sorted(c.counts.key for c in sequential.unsure(settings.power) if c.counts.now.passes + c.counts.now.fails < max_runs))
+def _sequential_reason(sequential: MetricEvidence, settle: str) -> str:
+    if sequential.regressed:
+        return f"sequential evidence {sequential.evidence:.3g} reached its bar {sequential.bar:g}"
+    why = (f"at least {LEAN:g}: a drop more likely than not" if sequential.evidence >= LEAN
+           else f"above 1, and a case at least {sequential.power:.0%} likely to be one that dropped")
+    return f"still unsure when the runs ended, and the evidence leans toward a drop: {sequential.evidence:.3g} ({why}; {sequential.bar:g} would be sure); {settle}"
+
+
+def _what_settles(sequential: MetricEvidence, case: CaseEvidence, max_runs: int) -> str:
+    """The runs that would settle the most doubtful case, in words."""
+    now = case.counts.now
+    found = sequential.settle(case, MAX_NUM_RUNS - now.runs)
+    fail = f"{found.fails_to_fail} more failing run(s) would make the gate sure of a drop" if found.fails_to_fail else "no number of failing runs alone would"
+    clear = f"{found.passes_to_clear} passing run(s) would clear it" if found.passes_to_clear else "passing runs alone would not clear it"
+    left = "it reached max_runs" if now.runs >= max_runs else f"{max_runs - now.runs} run(s) below max_runs were left when the run budget ran out"
+    return (f"{len(sequential.doubtful())} case(s) still unsure, most of all {case.counts.key} (history passed {case.counts.history}, "
+            f"now {now}; chance it dropped {sequential.chance(case):.0%}): {fail}, {clear}; {left} (raise max_runs or run_budget)")
 
 
 def _stochastic_reason(credible_mean: bool, credible_flips: bool) -> str:
@@ -369,21 +395,26 @@ def _rubric_summaries(name: str, results: ScoredResults, baseline: Baseline | No
 def sequential_evidence(name: str, pairs: dict[str, list[Pair]], settings: GateSettings, baseline: Baseline) -> MetricEvidence:
     """num_runs: auto: one metric's sequential evidence; alpha is shared out over the metrics (Bonferroni)."""
     alpha = (1 - settings.confidence) / max(1, len(pairs))
-    return metric_evidence(name, [p.counts for p in pairs[name]], settings.case_drop, alpha, baseline_counts(baseline, name))
+    return metric_evidence(name, [p.counts for p in pairs[name]], settings.case_drop, alpha, settings.power, planned_population(baseline, name))
 
 
-def baseline_counts(baseline: Baseline, name: str) -> list[Counts]:
-    """Every baseline case's pass counts on a metric: the same for each shard and for their merge."""
+def _baseline_metrics(baseline: Baseline, name: str) -> list[BaselineMetric]:
     found = (case.metrics.get(name) for sets in baseline.suites.values() for cases in sets.values() for case in cases.values())
-    return [Counts(*m.pass_counts()) for m in found if m is not None]
+    return [m for m in found if m is not None]
 
 
-def noisy(pairs: list[Pair], baseline: Baseline | None, name: str, auto: bool) -> bool:
-    """Run-to-run variation seen on this metric: in these pairs; with num_runs: auto also in any
-    baseline case, so that shards agree with their merge on whether the suite is deterministic."""
+def planned_population(baseline: Baseline, name: str) -> list[Counts]:
+    """Every baseline case's planned pass counts on a metric (the suite's prior is fitted to them):
+    the same for each shard and for their merge."""
+    return [Counts(*m.planned_counts()) for m in _baseline_metrics(baseline, name)]
+
+
+def noisy(pairs: list[Pair], baseline: Baseline | None, name: str) -> bool:
+    """Run-to-run variation seen on this metric: in these runs, or in any baseline case's history
+    (a case is deterministic only on evidence, never because it happened to run once)."""
     if any(p.noisy for p in pairs):
         return True
-    return auto and baseline is not None and any(c.passes and c.fails for c in baseline_counts(baseline, name))
+    return baseline is not None and any(all(m.history_counts()) for m in _baseline_metrics(baseline, name))
 
 
 def _metric_names(results: ScoredResults) -> list[str]:
@@ -412,7 +443,7 @@ def _summaries(results: ScoredResults, baseline: Baseline | None, settings: Gate
         if name in pairs:
             sequential = sequential_evidence(name, pairs, settings, baseline) if auto and baseline else None
             max_runs = results.adaptive.max_runs if results.adaptive else 0
-            noise = noisy(pairs[name], baseline, name, auto)
+            noise = noisy(pairs[name], baseline, name)
             inference = _infer_metric(name, pairs[name], settings, alpha, breaks.get(name, set()), noise, sequential, max_runs)
             summary = inference.summary
             counted |= {(case, name) for case in inference.counted}
@@ -625,9 +656,6 @@ def _reasons(results: ScoredResults, baseline: Baseline | None, summaries: list[
     breaks = sum(s.hard_breaks for s in summaries)
     if breaks:
         reasons.append(f"{breaks} hard break(s): cases that passed every baseline run fail every run now")
-    undecided = sorted({k for s in summaries if s.verdict != "regressed" for k in s.undecided})
-    if undecided:
-        reasons.append(_first(undecided, "case(s) still unsure with runs left: the run budget ran out, or a shard stopped early (num_runs: auto; raise run_budget)"))
     new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value and c.key not in broken]
     if new_failing:
         reasons.append(f"{len(new_failing)} new case(s) below their thresholds")

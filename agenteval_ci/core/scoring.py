@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import itertools
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
+from .digest import AgentRun, ScoredMetric
 from .fingerprint import case_fingerprint
 from .judging import Judge
 from .metrics import ConfiguredMetric, MetricInput, adk_mean, not_evaluated, status_for
@@ -62,7 +63,7 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
     )
 
 
-def case_status(metrics: dict[str, MetricResult], runs: list[RunRecord]) -> tuple[Status, str | None]:
+def case_status(metrics: Mapping[str, ScoredMetric], runs: Sequence[AgentRun]) -> tuple[Status, str | None]:
     """`adk eval`'s rule: a failed run or any FAILED metric fails the case; NOT_EVALUATED
     and INFORMATIONAL are ignored; nothing evaluated at all is NOT_EVALUATED."""
     errors = [r.error for r in runs if r.error]

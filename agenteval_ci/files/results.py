@@ -251,6 +251,7 @@ class _CaseSummary(_Summary):
     runs_note: Optional[str] = None
     metrics: dict[str, _MetricSummary] = {}
     runs: list[_RunSummary] = []
+    planned_runs: Optional[int] = None
 
 
 class ResultsFile:

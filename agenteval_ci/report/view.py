@@ -120,6 +120,8 @@ def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
         detail += f"; {s.hard_breaks} hard break(s)"
     if s.evidence is not None:
         detail += f"; sequential evidence {s.evidence:.3g} (fails at {s.evidence_bar:g})"
+    if s.unsure and s.verdict != "regressed":
+        detail += f"; {len(s.unsure)} case(s) still unsure when the runs ended (first: {s.unsure[0]}), the evidence not leaning toward a drop"
     rubrics = tuple(RubricRow(r.rubric_id, fmt_rate(r.baseline_rate), fmt_rate(r.candidate_rate), r.cases) for r in s.rubrics)
     return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
 

@@ -12,12 +12,12 @@ import re
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 from ..agents import Agent, AgentExited, Conversation, contained, load_agent
 from ..agents.logs import AgentLogs
-from ..core.adaptive import Rerun, RoundPlan, case_note, plan_round, within_limits
+from ..core.adaptive import FIRST_BASELINE_BUDGET, Rerun, RoundPlan, case_note, first_round_runs, plan_first_baseline, plan_round, within_limits
 from ..core.judging import Judge
 from ..core.metrics import adk_mean
 from ..core.metrics.efficiency import token_breakdown
@@ -331,28 +331,39 @@ async def closing_agents(agents: Iterable[Agent], work: Awaitable[T]) -> T:
 @dataclass
 class Adapt:
     """`num_runs: auto`: rounds of re-runs of the cases the gate is unsure about, until it is
-    sure, every unsure case has max_runs, or the suite's run budget is spent."""
+    sure, every unsure case has max_runs, or the suite's run budget is spent. With no baseline to
+    compare with (or `--new-baseline`) the rounds gather a first baseline instead: the cases whose
+    runs disagree run again, to learn their pass rates (docs/baseline.md)."""
 
     baseline: Baseline | None
     gate: GateSettings
+    first_baseline: bool = False
+
+    def plan(self, results: Results) -> RoundPlan:
+        return plan_first_baseline(results, self.gate.power) if self.first_baseline else plan_round(results, self.baseline, self.gate)
+
+    def budget(self, limits: AdaptiveRuns) -> float:
+        return FIRST_BASELINE_BUDGET if self.first_baseline else limits.run_budget
 
     async def rounds(self, jobs: list[CaseJob], cases: dict[str, CaseResult], run: Runner, progress: Progress) -> AdaptiveInfo:
         by_key = {job_key(j): j for j in jobs if j.suite.adaptive}
         limits = {j.suite.name: j.suite.adaptive for j in by_key.values() if j.suite.adaptive is not None}
-        room = {name: int(plan.run_budget * sum(j.suite.name == name for j in by_key.values())) for name, plan in limits.items()}
+        room = {name: int(self.budget(plan) * sum(j.suite.name == name for j in by_key.values())) for name, plan in limits.items()}
         for key, job in by_key.items():
             room[job.suite.name] -= len(cases[key].runs)
+            cases[key] = cases[key].model_copy(update={"planned_runs": len(cases[key].runs)})  # the rest are chosen by outcome
         first_why: dict[str, str] = {}
         rounds, stopped = 1, ""
         left: list[Rerun] = []
         while True:
-            plan = plan_round(new_results(list(cases.values()), num_runs=1), self.baseline, self.gate)
+            plan = self.plan(new_results(list(cases.values()), num_runs=1))
             chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)
-            stopped = _stopped(self.baseline, plan, chosen, left)
+            stopped = self._stopped(plan, chosen, left)
             if plan.decided or not chosen:
                 break
             rounds += 1
-            progress.another_round(len(chosen), f"round {rounds}: running {len(chosen)} case(s) again that the gate is unsure about")
+            what = "for the first baseline, whose runs disagree" if self.first_baseline else "that the gate is unsure about"
+            progress.another_round(len(chosen), f"round {rounds}: running {len(chosen)} case(s) again {what}")
             for rerun in chosen:
                 first_why.setdefault(rerun.key, rerun.why)
             more = await asyncio.gather(*(run(by_key[r.key], range(len(cases[r.key].runs), len(cases[r.key].runs) + 1)) for r in chosen))
@@ -361,37 +372,51 @@ class Adapt:
         self._note(cases, by_key, first_why, plan, {r.key: r.why for r in left}, limits)
         first = next(iter(limits.values()), AdaptiveRuns())
         spent = sum(len(cases[k].runs) for k in by_key)
-        return AdaptiveInfo(min_runs=first.min_runs, max_runs=first.max_runs, run_budget=first.run_budget, runs=spent, rounds=rounds, stopped=stopped)
+        planned = min((j.suite.num_runs for j in by_key.values()), default=first.min_runs)
+        return AdaptiveInfo(min_runs=planned, max_runs=first.max_runs, run_budget=self.budget(first), runs=spent, rounds=rounds, stopped=stopped)
 
     def _note(
         self, cases: dict[str, CaseResult], by_key: dict[str, CaseJob], first_why: dict[str, str], plan: RoundPlan, out_of_budget: dict[str, str], limits: dict[str, AdaptiveRuns]
     ) -> None:
-        still = {r.key for r in plan.reruns}
+        still = {r.key: r.why for r in plan.reruns}  # each with the evidence as the rounds ended
         compared = {c.key for c in cases.values() if self.baseline and self.baseline.case(c.suite, c.eval_set_id, c.eval_id)}
         for key in by_key:
             case = cases[key]
             if plan.decided:
                 end = f"then the gate decided: {plan.decided}"
             elif key in out_of_budget:
-                end = "still unsure when the run budget ran out"
+                end = f"still wanted when the run budget ran out, as {still[key]}"
             elif key in still:
-                end = f"still unsure at max_runs ({limits[case.suite].max_runs})"
+                end = f"still wanted at max_runs ({limits[case.suite].max_runs}), as {still[key]}"
             else:
                 end = "then settled"
             why = first_why.get(key) or out_of_budget.get(key)
-            cases[key] = case.model_copy(update={"runs_note": case_note(case, why, end, key in compared, key in first_why)})
+            if self.first_baseline:
+                end = "until max_runs" if len(case.runs) >= limits[case.suite].max_runs else "until the first baseline's budget ran out" if key in still else "then settled"
+            note = case_note(case, why, end, key in compared, key in first_why)
+            if self.first_baseline and not why:
+                note = f"{len(case.runs)} run(s): a first baseline runs every case {case.planned_runs} times; its runs agree"
+            cases[key] = case.model_copy(update={"runs_note": note})
+
+    def _stopped(self, plan: RoundPlan, chosen: list[Rerun], left: list[Rerun]) -> str:
+        if self.first_baseline:
+            what = "first baseline: every case ran the first round"
+            if left and not chosen:
+                return f"{what}; the budget ran out with {len(left)} case(s) whose runs disagree below max_runs"
+            return f"{what}; every case whose runs disagree reached max_runs" if plan.reruns and not chosen else f"{what}; no case's runs disagree"
+        if plan.decided:
+            return f"the gate decided: {plan.decided}"
+        if left and not chosen:
+            return f"the run budget ran out with {len(left)} case(s) still wanted"
+        if plan.reruns and not chosen:
+            return "every case still wanted reached max_runs"
+        return "settled: no case left that a run could change the verdict on"
 
 
-def _stopped(baseline: Baseline | None, plan: RoundPlan, chosen: list[Rerun], left: list[Rerun]) -> str:
-    if baseline is None:
-        return "no baseline: every case ran min_runs times"
-    if plan.decided:
-        return f"the gate decided: {plan.decided}"
-    if left and not chosen:
-        return f"the run budget ran out with {len(left)} case(s) still unsure"
-    if plan.reruns and not chosen:
-        return "every unsure case reached max_runs"
-    return "settled: no case left that a run could change the verdict on"
+def first_baseline_suite(suite: Suite) -> Suite:
+    """The suite as a first baseline runs it: every case FIRST_BASELINE_RUNS times, then rounds."""
+    limits = suite.adaptive or AdaptiveRuns()
+    return replace(suite, num_runs=first_round_runs(limits), adaptive=limits)
 
 
 def run_suites(
@@ -405,15 +430,20 @@ def run_suites(
     gate: GateSettings | None = None,
     environ: Mapping[str, str] | None = None,
     progress_bar: bool = False,
+    new_baseline: bool = False,
     emit: Emit | None = None,
 ) -> Results:
     """Load each suite's agent, run and score every case of this shard, return the results.
     `logs` tames the agent's own logging once its modules are imported (they configure it).
-    Suites with `num_runs: auto` then re-run the cases the gate is unsure about against `baseline`.
+    Suites with `num_runs: auto` then re-run the cases the gate is unsure about against `baseline`;
+    with no baseline, or `new_baseline` (every suite then), they gather a first baseline.
     `environ` holds the judge's endpoint and credentials (read before the agents are imported).
     With `emit`, each case goes there in order as it is scored, and the results returned hold
     none: a big suite streams to its results file."""
     started = time.monotonic()
+    first_baseline = new_baseline or baseline is None
+    if first_baseline:
+        suites = [first_baseline_suite(s) if s.adaptive or new_baseline else s for s in suites]
     jobs = plan(suites, shard)
     check_gated(jobs)
     collected: list[CaseResult] = []
@@ -436,7 +466,7 @@ def run_suites(
     if logs:
         logs.apply()
     try:
-        adapt = Adapt(baseline, gate or GateSettings()) if any(j.suite.adaptive for j in jobs) else None
+        adapt = Adapt(None if new_baseline else baseline, gate or GateSettings(), first_baseline) if any(j.suite.adaptive for j in jobs) else None
         adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, take, adapt)))
     finally:
         for agent in agents.values():

@@ -1,37 +1,108 @@
 """The committed baseline file (default `.agenteval/baseline.json`); see docs/baseline.md.
 
 Nested suite -> eval set -> case -> metric so that a PR diff of the file reads like the
-suite itself. Fingerprints tell "the agent changed" from "the test changed".
+suite itself. Fingerprints tell "the agent changed" from "the test changed". Each gated metric
+keeps a history of its accepted runs, so that evidence on a case's flakiness accumulates over
+accepts instead of being reset by each.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import Optional
 
-from pydantic import Field
+from pydantic import Field, field_validator, model_validator
 
 from ._base import StrictModel
 from .results import Status
 
-BASELINE_VERSION = 1
+BASELINE_VERSION = 2  # 2: metrics keep a `history`; version 1's `passes`/`fails` are read into it
+HISTORY_WINDOW = 30  # runs of history kept per case and metric: the newest accepts, each whole
+_BATCH = r"(?:[PF]+(?:\+[PF]+)?|\+[PF]+)"
+_HISTORY = re.compile(rf"(?:{_BATCH}(?: {_BATCH})*)?")
+
+
+@dataclass(frozen=True)
+class RunBatch:
+    """One accept's runs of one metric on one case, in run order: P passed, F failed (runs not
+    evaluated are left out). `planned` runs were fixed before any outcome was seen (a fixed
+    num_runs, the first round of num_runs: auto); `chosen` ones were re-runs chosen by the outcome."""
+
+    planned: str
+    chosen: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> RunBatch:
+        planned, _, chosen = text.partition("+")
+        return cls(planned, chosen)
+
+    def __str__(self) -> str:
+        return self.planned + (f"+{self.chosen}" if self.chosen else "")
+
+    @property
+    def runs(self) -> str:
+        return self.planned + self.chosen
+
+
+def outcomes(statuses: list[Status]) -> str:
+    return "".join("P" if s == Status.PASSED else "F" for s in statuses if s in (Status.PASSED, Status.FAILED))
 
 
 class BaselineMetric(StrictModel):
-    score: Optional[float] = None  # mean over runs
-    runs: list[Optional[float]] = Field(default_factory=list)  # each run's score
+    # The last accepted results' planned runs (the re-runs of num_runs: auto were chosen by their
+    # outcome and would overstate the pass rate): their mean score, each run, and ADK's status.
+    score: Optional[float] = None
+    runs: list[Optional[float]] = Field(default_factory=list)
     run_statuses: list[Status] = Field(default_factory=list)
     status: Status = Status.NOT_EVALUATED
     threshold: Optional[float] = None
     config_fingerprint: str = ""
-    rubrics: dict[str, float] = Field(default_factory=dict)  # rubric id -> pass rate over runs
-    # Runs that passed / failed this metric: what `num_runs: auto` weighs the case's runs now
-    # against. Absent in baselines written before them: counted from run_statuses then.
+    rubrics: dict[str, float] = Field(default_factory=dict)  # rubric id -> pass rate over those runs
+    # Every accepted run, oldest accept first, at most HISTORY_WINDOW runs: batches separated by
+    # spaces, "PPF+PP" = planned runs, then after "+" the re-runs chosen by their outcome.
+    history: str = Field(default="", max_length=20_000)
+    accepted_from: Optional[str] = None  # the results the newest batch came from: accepting them again replaces it
+    # Version 1 only: runs that passed / failed; read into `history` as one planned batch.
     passes: Optional[int] = Field(default=None, ge=0)
     fails: Optional[int] = Field(default=None, ge=0)
 
+    @field_validator("history")
+    @classmethod
+    def _history_parses(cls, value: str) -> str:
+        if not _HISTORY.fullmatch(value):
+            raise ValueError('batches of P and F separated by single spaces, each "PLANNED" or "PLANNED+CHOSEN"')
+        return value
+
+    @model_validator(mode="after")
+    def _version_1_counts(self) -> BaselineMetric:
+        """A version-1 metric: its counts (else its run statuses) become its history's one batch,
+        as little evidence as they are."""
+        if not self.history:
+            ordered = outcomes(self.run_statuses)
+            counted = (self.passes or 0, self.fails or 0)
+            legacy = self.passes is not None or self.fails is not None
+            if legacy and (ordered.count("P"), ordered.count("F")) != counted:
+                ordered = "P" * counted[0] + "F" * counted[1]
+            self.history = ordered
+        self.passes = self.fails = None
+        return self
+
+    def batches(self) -> list[RunBatch]:
+        return [RunBatch.parse(b) for b in self.history.split()]
+
+    def history_counts(self) -> tuple[int, int]:
+        """(passes, fails) over every run of the history."""
+        runs = "".join(b.runs for b in self.batches())
+        return runs.count("P"), runs.count("F")
+
+    def planned_counts(self) -> tuple[int, int]:
+        """(passes, fails) over the history's planned runs: what the suite's prior is fitted to."""
+        runs = "".join(b.planned for b in self.batches())
+        return runs.count("P"), runs.count("F")
+
     def pass_counts(self) -> tuple[int, int]:
-        if self.passes is not None and self.fails is not None:
-            return self.passes, self.fails
+        """(passes, fails) of the last accepted planned runs: a fixed-size sample."""
         return self.run_statuses.count(Status.PASSED), self.run_statuses.count(Status.FAILED)
 
 

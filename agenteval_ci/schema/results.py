@@ -140,6 +140,9 @@ class CaseResult(CaseNaming, StrictModel):
     runs: list[RunRecord] = Field(default_factory=list)
     eval_case: EvalCase
     runs_note: Optional[str] = None  # `num_runs: auto`: why this case got the runs it got
+    # `num_runs: auto`: the first round's runs, planned before any outcome was seen; the runs after
+    # them were chosen by the outcome (accept keeps them apart: docs/baseline.md). None: all planned.
+    planned_runs: Optional[int] = Field(default=None, ge=0)
 
 
 MAX_SHARDS = 1000  # `--shard I/N`: N at most this

@@ -49,6 +49,8 @@ class GateSettings(StrictModel):
     not_evaluated: Literal["fail", "warn"] = "fail"
     # `num_runs: auto` only (docs/gate.md, "Adaptive runs"): the per-case drop in pass rate the
     # sequential rule looks for, and how sure it must be that a case did not drop before it
-    # stops re-running it (1 - power is the chance it may still have).
+    # stops re-running it (1 - power is the chance it may still have; a drop on a tenth of the
+    # cases counts as ruled out once that many dropping would leave evidence this low at most
+    # 1 - power of the time).
     case_drop: float = Field(default=0.3, gt=0, lt=1)
     power: float = Field(default=0.9, gt=0, lt=1)
