@@ -140,3 +140,18 @@ def test_a_gzip_results_file_is_recorded_outputs_for_score_in_any_order(tmp_path
         assert main(["score", str(source), "--actual", str(first), "--eval-config", str(folder / "test_config.json"), "--json", str(tmp_path / name)]) in (0, 1)
         scores = {c.eval_id: {m: r.score for m, r in c.metrics.items()} for c in read_results(tmp_path / name).cases}
         assert scores == {c.eval_id: {m: r.score for m, r in c.metrics.items()} for c in read_results(first).cases}
+
+
+def test_accepting_a_streamed_file_twice_counts_its_runs_once(tmp_path, capsys):
+    """23's histories know a batch by its results' id: a file read case by case gets the id of
+    the same results in memory, so accepting it again replaces its batch."""
+    from agenteval_ci.core.baseline import results_id
+
+    path = _scored(tmp_path, 5, "results.json.gz")
+    assert results_id(ResultsFile(path).digest()) == results_id(read_results(path))
+    assert results_id(read_results(_scored(tmp_path, 5, "other.json.gz", seed=4))) != results_id(read_results(path))
+    baseline = tmp_path / "baseline.json"
+    assert main(["accept", str(path), "--baseline", str(baseline), "--allow-failed"]) == 0
+    once = baseline.read_text()
+    assert main(["accept", str(path), "--baseline", str(baseline), "--allow-failed"]) == 0
+    assert json.loads(baseline.read_text())["suites"] == json.loads(once)["suites"]
