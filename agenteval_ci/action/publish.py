@@ -17,7 +17,7 @@ from ..files.project import project_settings
 from ..files.readers import parse_json
 from ..files.writing import write_atomic, write_pieces
 from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
-from ..report import comment_marker, comparison_json, html_parts, junit_parts, render_comment, render_summary
+from ..report import comment_marker, comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
 from ..schema import Outcome, Verdict
 from ..schema.baseline import Baseline
 from ..schema.settings import GateSettings
@@ -124,7 +124,7 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Scor
 def write_reports(s: ActionSettings, comparison: Comparison, results: ScoredResults, comment: str) -> Path:
     s.results_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(s.results_dir / artifact.COMMENT, comment)
-    write_atomic(s.results_dir / artifact.COMPARISON, comparison_json(comparison))
+    write_pieces(s.results_dir / artifact.COMPARISON, comparison_json_parts(comparison))
     write_pieces(s.results_dir / artifact.JUNIT, junit_parts(results, comparison))
     report = s.results_dir / artifact.REPORT
     write_pieces(report, html_parts(comparison, results))  # every case, written as made

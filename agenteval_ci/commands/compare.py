@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,8 +14,8 @@ from ..core.settings import resolve_gate
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import ResultsFile
-from ..files.writing import write_atomic
-from ..report import comparison_json, render_comment
+from ..files.writing import write_pieces
+from ..report import comparison_json_parts, render_comment
 from ..report.console import PLAIN, Style, render_changes
 from ..schema import Outcome, Verdict
 from ..schema.project import DEFAULT_RESULTS
@@ -38,11 +39,11 @@ class Compared(Done):
     comparison: Comparison
 
 
-def _write(path: str, text: str) -> None:
+def _write(path: str, parts: Iterable[str]) -> None:
     if path == "-":
-        sys.stdout.write(text)
+        sys.stdout.writelines(parts)
     else:
-        write_atomic(path, text)
+        write_pieces(path, parts)
 
 
 def compare_and_report(results: ScoredResults, baseline_path: str | Path, settings: GateSettings, *, required: bool = False,
@@ -53,9 +54,9 @@ def compare_and_report(results: ScoredResults, baseline_path: str | Path, settin
         print(first_run_notice(baseline_path), file=sys.stderr)
     comparison = compare(results, baseline, settings)
     if md_out:
-        _write(md_out, render_comment(comparison, results, baseline_path=Path(baseline_path).as_posix()))
+        _write(md_out, [render_comment(comparison, results, baseline_path=Path(baseline_path).as_posix())])
     if json_out:
-        _write(json_out, comparison_json(comparison))
+        _write(json_out, comparison_json_parts(comparison))
     return comparison
 
 

@@ -13,7 +13,7 @@ from ..errors import EXIT_PASSED
 from ..files.project import project_settings
 from ..files.results import ResultsFile
 from ..files.writing import write_pieces
-from ..report import comparison_json, html_parts, junit_parts, render_comment, render_summary
+from ..report import comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
 from ..schema.settings import GateSettings
 from ._common import Done
 
@@ -42,7 +42,7 @@ def report(settings: ReportSettings) -> Done:
         "summary": lambda: [render_summary(comparison, results, baseline_path=shown)],
         "html": lambda: html_parts(comparison, results),  # every case: written as made, never held
         "junit": lambda: junit_parts(results, comparison),
-        "json": lambda: [comparison_json(comparison)],
+        "json": lambda: comparison_json_parts(comparison),
     }
     write_text(settings.output, renderers[settings.format]())
     return Done(EXIT_PASSED)

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..core.gate import Comparison
 
 __all__ = [
-    "COMPARISON_VERSION", "comment_marker", "comparison_json", "html_parts", "junit_parts", "render_comment", "render_html", "render_junit",
+    "COMPARISON_VERSION", "comment_marker", "comparison_json", "comparison_json_parts", "html_parts", "junit_parts", "render_comment", "render_html", "render_junit",
     "render_summary",
 ]
 
@@ -84,5 +84,19 @@ def junit_parts(results: ScoredResults, comparison: Comparison | None = None) ->
 def comparison_json(comparison: Comparison) -> str:
     """comparison.json (`compare --json`, `report --format json`, the action's artifact), in the
     format docs/comparison-format.md describes; bump COMPARISON_VERSION on breaking changes."""
-    data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(comparison)}
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return "".join(comparison_json_parts(comparison))
+
+
+_CASES_AT = '\n  "cases": []'  # where the top level's cases go (sorted keys, indent 2)
+
+
+def comparison_json_parts(comparison: Comparison) -> Iterator[str]:
+    """comparison_json's text a case at a time, the same bytes: a 100,000-case comparison is
+    never one string, nor one tree of dicts."""
+    data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(dataclasses.replace(comparison, cases=()))}
+    head, tail = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False).split(_CASES_AT)
+    yield head + '\n  "cases": ['
+    for i, case in enumerate(comparison.cases):
+        text = json.dumps(dataclasses.asdict(case), indent=2, sort_keys=True, ensure_ascii=False)
+        yield ("," if i else "") + "\n    " + text.replace("\n", "\n    ")
+    yield ("\n  ]" if comparison.cases else "]") + tail + "\n"
