@@ -71,6 +71,9 @@ def test_unknown_case_or_metric_is_a_usage_error(tmp_path):
         ("[1, 2]", "expected an object"),
         ('{"provenance": {}}', "$.schema_version"),
         ('{"schema_version": 99, "provenance": {}}', "newer than this agenteval reads"),
+        ('{"schema_version": 99, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}}', "newer than this agenteval reads"),  # else valid
+        ('{"schema_version": 2, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}, "suites": {"s\\udc00": {}}}', "lone surrogate"),
+        ('{"provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}}', "$.schema_version"),  # else valid
         ('{"schema_version": 2, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}, "suites": {"s": {"e": {"c": '
          '{"fingerprint": "f", "status": "PASSED", "metrics": {"m": {"history": "PP+"}}}}}}}', "$.suites.s.e.c.metrics.m.history"),
         ('{"schema_version": 1, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}, "suites": {"s": {"e": {"c": {"status": "PASSED"}}}}}',

@@ -17,8 +17,8 @@ from typing import Any
 
 from .. import __version__
 from ..errors import UsageError
-from ..files.readers import read_json
-from ..files.results import parse_versioned
+from ..files.readers import read_text
+from ..files.results import parse_versioned, parse_versioned_text
 from ..files.writing import write_atomic
 from ..schema import Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
@@ -40,7 +40,7 @@ def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | Non
             raise UsageError(f"baseline {name}: file not found (it was named explicitly; drop --baseline or "
                              "agenteval.yaml's `baseline:` to run without one)")
         return None
-    return parse_baseline(name, read_json(path))
+    return parse_versioned_text(name, read_text(path), Baseline, BASELINE_VERSION, "baseline")
 
 
 def parse_baseline(name: str, data: Any) -> Baseline:
