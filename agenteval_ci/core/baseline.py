@@ -10,6 +10,7 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +20,7 @@ from .. import __version__
 from ..errors import UsageError
 from ..files.readers import read_text
 from ..files.results import parse_versioned, parse_versioned_text
-from ..files.writing import write_atomic
+from ..files.writing import write_pieces
 from ..schema import Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
 from .digest import CaseDigest, ScoredCase, ScoredMetric, ScoredResults, digest, metric_digest
@@ -50,12 +51,39 @@ def parse_baseline(name: str, data: Any) -> Baseline:
 
 def dump_baseline(baseline: Baseline) -> str:
     """Always in this version's format (a version-1 file read in has had its counts moved to histories)."""
-    data = baseline.model_copy(update={"schema_version": BASELINE_VERSION}).model_dump(mode="json", exclude_none=True)
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return "".join(baseline_json_parts(baseline))
 
 
 def write_baseline(path: str | Path, baseline: Baseline) -> None:
-    write_atomic(path, dump_baseline(baseline))
+    write_pieces(path, baseline_json_parts(baseline))
+
+
+def baseline_json_parts(baseline: Baseline) -> Iterator[str]:
+    """The file's text a case at a time: `json.dumps(..., indent=2, sort_keys=True)` of the
+    whole, byte for byte, without the whole as one tree of dicts or one string (100,000 cases)."""
+    head = baseline.model_copy(update={"schema_version": BASELINE_VERSION, "suites": {}}).model_dump(mode="json", exclude_none=True)
+    before, after = json.dumps(head, indent=2, sort_keys=True, ensure_ascii=False).split(_SUITES_AT)
+    yield before + _SUITES_AT[:-2]
+    yield from _sorted_object(baseline.suites, level=1)
+    yield after + "\n"
+
+
+_SUITES_AT = '\n  "suites": {}'  # where the top level's suites go
+
+
+def _sorted_object(value: Mapping[str, Any], level: int) -> Iterator[str]:
+    """Nested dicts down to BaselineCases, as json.dumps(indent=2, sort_keys=True) writes them at nesting `level`."""
+    if not value:
+        yield "{}"
+        return
+    indent = "\n" + "  " * (level + 1)
+    for i, (key, item) in enumerate(sorted(value.items())):
+        yield ("{" if i == 0 else ",") + indent + json.dumps(key, ensure_ascii=False) + ": "
+        if isinstance(item, BaselineCase):
+            yield json.dumps(item.model_dump(mode="json", exclude_none=True), indent=2, sort_keys=True, ensure_ascii=False).replace("\n", indent)
+        else:
+            yield from _sorted_object(item, level + 1)
+    yield "\n" + "  " * level + "}"
 
 
 def rubric_pass_rates(metric: ScoredMetric) -> dict[str, float]:
@@ -262,7 +290,9 @@ def baseline_from_results(
     stays as it was."""
     _check_filters(results, cases, metrics)
     partial = bool(cases or metrics or results.case_filter or results.shard)  # these files hold only some cases
-    suites = {} if previous is None else previous.model_copy(deep=True).suites
+    # The dicts are copied, not the cases: a case is replaced, never changed (a deep copy of a
+    # 100,000-case baseline would double its memory).
+    suites = {} if previous is None else {s: {e: dict(cases) for e, cases in sets.items()} for s, sets in previous.suites.items()}
     if not partial:
         for suite in {c.suite for c in results.cases} | set(results.suites):
             suites.pop(suite, None)

@@ -206,7 +206,7 @@ def parse_versioned_text(name: str, text: str, model: type[Versioned], supported
         parsed = None
     if parsed is None or "schema_version" not in parsed.model_fields_set:
         return parse_versioned(name, parse_json(name, text), model, supported, kind)
-    check_version(name, {"schema_version": parsed.schema_version}, supported, kind)
+    check_version(name, {"schema_version": vars(parsed)["schema_version"]}, supported, kind)
     return parsed
 
 
