@@ -18,6 +18,7 @@ or one reformatted by a tool) is read whole, as before. docs/results-format.md.
 from __future__ import annotations
 
 import gzip
+import json
 import sys
 import zlib
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -33,7 +34,7 @@ from ..errors import InputError, Problem
 from ..schema import CaseResult, Results, Status
 from ..schema.problems import problems_from
 from ..schema.results import SCHEMA_VERSION
-from .readers import MAX_FILE_BYTES, decode_text, open_regular, parse_json
+from .readers import MAX_FILE_BYTES, check_data, decode_text, open_regular, parse_json
 from .writing import atomic_writer
 
 HEAD = b'{"schema_version":2,"cases":[\n'
@@ -324,13 +325,25 @@ class ResultsFile:
         try:
             return CaseResult.model_validate_json(line)
         except pydantic.ValidationError as exc:
-            raise InputError(problems_from(exc, self.name, CaseResult, prefix=f"$.cases[{index}]")) from None
+            raise self._line_error(line, index, exc) from None
 
     def _summary(self, line: bytes, index: int) -> CaseDigest:
         try:
             return digest(_CaseSummary.model_validate_json(line))
         except pydantic.ValidationError as exc:
-            raise InputError(problems_from(exc, self.name, CaseResult, prefix=f"$.cases[{index}]")) from None
+            raise self._line_error(line, index, exc) from None
+
+    def _line_error(self, line: bytes, index: int, exc: pydantic.ValidationError) -> InputError:
+        """What is wrong with a case's line, said as the whole-file reader says it: a line that
+        is not JSON pydantic takes (a lone surrogate, deep nesting) is parsed again to name why."""
+        at = f"$.cases[{index}]"
+        if any(error["type"] == "json_invalid" for error in exc.errors()):
+            try:
+                data = json.loads(line)
+            except (ValueError, RecursionError) as err:  # not JSON, not UTF-8, too deep
+                return InputError(Problem(self.name, at, f"not valid JSON: {err}"))
+            check_data(self.name, data, prefix=at)  # raises for a lone surrogate or deep nesting
+        return InputError(problems_from(exc, self.name, CaseResult, prefix=at))
 
     def _header(self, trailer: bytes) -> Results:
         text = "{" + decode_text(self.name, trailer[2:])
