@@ -10,7 +10,8 @@ CLI instead (`agenteval init` / `run` / `accept` on a project with a stochastic 
 to show the in-process figures are what a user gets.
 
   python bench/gate_accuracy.py [--trials 200] [--seed 1] [--shapes mixed,det95] [--paths first,fixed3,chain3]
-                                [--effects 0.15:0.35,flip] [--cases 100] [--through-cli]
+                                [--effects 0.15:0.35,flip] [--cases 100] [--jobs 2] [--through-cli]
+  python bench/gate_accuracy.py --reference [--shapes ...] [--effects 0.15:0.35] [--reference-trials 1000]
 
 A suite shape is a name below or a description: comma-separated parts `W@P`, a share W of the
 cases with pass probability P, where P is a number, U(a,b) (uniform) or B(a,b) (beta); or `N#P`,
@@ -18,8 +19,14 @@ exactly N cases. Baseline paths: `first` (what `agenteval init` makes, as `run -
 then `accept`: the user's default), `fixedN` (`run --num-runs N` then `accept`), `chainK` (a first
 baseline, then K pull requests with nothing changed, each run with num_runs: auto and accepted).
 Effects: `S:D` (a share S of the cases lose D of their pass probability) or `flip` (one case that
-always passed always fails). Every row also measures A/A (nothing changed: the gate should pass).
-Rates come with 95% Wilson intervals; runs/case is the mean over the pull request's results.
+always passed always fails). Every row also measures A/A (nothing changed: the gate should pass);
+a row's cells share each trial's suite and baseline, each pull request with its own runs. Rates
+come with 95% Wilson intervals; runs/case is the mean over the pull request's results.
+
+`--reference` measures no gate: it prints the power of a fixed-sample 5% test that knows what the
+gate has to learn (the shape's true spread of pass rates, the effect), with the budget's runs per
+case and H baseline runs of each case: where that is under a target, no rule reaches the target
+with runs spread evenly (an adaptive rule can do somewhat better by choosing where to look).
 """
 
 from __future__ import annotations
@@ -27,11 +34,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import multiprocessing
 import os
 import random
 import re
 import tempfile
 import time
+from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from io import StringIO
@@ -120,6 +129,61 @@ def apply_effect(effect: str, rates: list[float], rng: random.Random) -> list[fl
     return now
 
 
+# ---------------------------------------------------------------- a reference for power
+
+
+def spread(parts: list[Part]) -> list[tuple[float, float]]:
+    """The shape's true spread of pass rates as (rate, weight) points: fixed rates as they are,
+    U(a,b) and B(a,b) on 200 midpoints (exact counts weigh as shares of the default suite)."""
+    total = sum(p.weight for p in parts)
+    points: list[tuple[float, float]] = []
+    for part in parts:
+        kind, args = part.draw[0], [float(a) for a in re.findall(r"[-\d.]+", part.draw)]
+        if kind in "UB":
+            xs = [(i + 0.5) / 200 for i in range(200)]
+            xs = [args[0] + (args[1] - args[0]) * x for x in xs] if kind == "U" else xs
+            dens = [1.0] * 200 if kind == "U" else [x ** (args[0] - 1) * (1 - x) ** (args[1] - 1) for x in xs]
+            points += [(x, part.weight / total * d / sum(dens)) for x, d in zip(xs, dens)]
+        else:
+            points.append((min(1.0, max(0.0, args[0])), part.weight / total))
+    return points
+
+
+def _likelihood(rate: float, passes: int, runs: int) -> float:
+    return rate**passes * (1 - rate) ** (runs - passes)
+
+
+def _case_log_ratio(points: list[tuple[float, float]], history: tuple[int, int], now: tuple[int, int], share: float, drop: float) -> float:
+    """log P(now | a share of the cases lost `drop`) / P(now | unchanged), for a case known by its history."""
+    weights = [w * _likelihood(r, *history) for r, w in points]
+    unchanged = sum(w * _likelihood(r, *now) for w, (r, _) in zip(weights, points))
+    dropped = sum(w * _likelihood(max(0.0, r - drop), *now) for w, (r, _) in zip(weights, points))
+    return math.log(1 - share + share * dropped / unchanged) if unchanged > 0 else math.inf
+
+
+def reference_power(parts: list[Part], effect: str, cases: int, history: int, runs: int, trials: int, rng: random.Random) -> float:
+    """The power of a fixed-sample 5% test that knows what the gate has to learn (the shape's true
+    spread of pass rates and the effect), each case known by `history` baseline runs and run `runs`
+    times now: the likelihood ratio of the effect against nothing changed, its 5% bar taken from
+    the same simulation with nothing changed. No peeking, no budget to share out: a reference for
+    what `runs` runs per case spread evenly can show, not a bound on an adaptive rule."""
+    points = spread(parts)
+    share, drop = (float(x) for x in effect.split(":"))
+    ratios: dict[tuple[int, int], float] = {}
+    stats: dict[str, list[float]] = {"aa": [], effect: []}
+    for _ in range(trials):
+        rates = probabilities(parts, cases, rng)
+        seen = [sum(rng.random() < p for _ in range(history)) for p in rates]
+        for name, values in stats.items():
+            now = [sum(rng.random() < p for _ in range(runs)) for p in apply_effect(name, rates, rng)]
+            for key in zip(seen, now):
+                if key not in ratios:
+                    ratios[key] = _case_log_ratio(points, (key[0], history), (key[1], runs), share, drop)
+            values.append(sum(ratios[key] for key in zip(seen, now)))
+    bar = sorted(stats["aa"])[int(0.95 * trials)]
+    return sum(v > bar for v in stats[effect]) / trials
+
+
 # ---------------------------------------------------------------- in process
 
 
@@ -146,13 +210,22 @@ class Simulator:
     rng: random.Random
     eval_cases: list[EvalCase]
     serial: int = 0  # tells results apart (accept replaces a batch from the same results)
+    built: dict[tuple[int, tuple[float, ...], int | None], CaseResult] = field(default_factory=dict)
 
     def draw(self, p: float) -> float:
         return 1.0 if self.rng.random() < p else 0.0
 
+    def case(self, i: int, runs: list[float], planned: int | None) -> CaseResult:
+        """A case's result, built once per set of runs: a round re-runs few cases, and the
+        others' records are the same (immutable) objects as the round before."""
+        key = (i, tuple(runs), planned)
+        if key not in self.built:
+            self.built[key] = _case(i, runs, planned, self.eval_cases[i])
+        return self.built[key]
+
     def results(self, outcomes: list[list[float]], planned: int | None, adaptive: AdaptiveInfo | None = None) -> Results:
         self.serial += 1
-        cases = [_case(i, runs, planned, self.eval_cases[i]) for i, runs in enumerate(outcomes)]
+        cases = [self.case(i, runs, planned) for i, runs in enumerate(outcomes)]
         results = new_results(cases, num_runs=max(map(len, outcomes)), adaptive=adaptive)
         return results.model_copy(update={"commit": f"sim-{self.serial}"})
 
@@ -188,14 +261,18 @@ def make_baseline(sim: Simulator, path: str, rates: list[float]) -> Baseline:
     return baseline
 
 
-def in_process_trial(parts: list[Part], path: str, effect: str, cases: int, rng: random.Random, seed: int) -> tuple[bool, float]:
-    """(the gate failed, runs per case of the pull request)."""
+def in_process_trial(parts: list[Part], path: str, effects: tuple[str, ...], cases: int, rng: random.Random) -> list[tuple[bool, float]]:
+    """Per effect: (the gate failed, runs per case of the pull request). The effects' pull
+    requests start from the same suite and baseline (paired), each with its own draws."""
     sim = Simulator(rng, [_eval_case(i) for i in range(cases)])
     rates = probabilities(parts, cases, rng)
     baseline = make_baseline(sim, path, rates)
-    results = sim.adaptive(apply_effect(effect, rates, rng), baseline)
-    failed = compare(results, baseline, GateSettings(seed=seed)).verdict == "failed"
-    return failed, sum(len(c.runs) for c in results.cases) / cases
+    outcomes = []
+    for effect in effects:
+        results = sim.adaptive(apply_effect(effect, rates, rng), baseline)
+        failed = compare(results, baseline, GateSettings()).verdict == "failed"
+        outcomes.append((failed, sum(len(c.runs) for c in results.cases) / cases))
+    return outcomes
 
 
 # ---------------------------------------------------------------- through the CLI
@@ -267,10 +344,10 @@ class Project:
         return code == 1, sum(len(c["runs"]) for c in results["cases"]) / self.cases
 
 
-def cli_trial(project: Project, parts: list[Part], path: str, effect: str, rng: random.Random, seed: int) -> tuple[bool, float]:
+def cli_trial(project: Project, parts: list[Part], path: str, effects: tuple[str, ...], rng: random.Random, seed: int) -> list[tuple[bool, float]]:
     rates = probabilities(parts, project.cases, rng)
     project.baseline(path, rates, f"{seed}:base")
-    return project.pull_request(apply_effect(effect, rates, rng), f"{seed}:pr")
+    return [project.pull_request(apply_effect(effect, rates, rng), f"{seed}:pr:{effect}") for effect in effects]
 
 
 # ---------------------------------------------------------------- tallies
@@ -303,16 +380,20 @@ class Tally:
         return f"{self.rate:6.1%} [{low:5.1%},{high:6.1%}] {self.runs / self.trials:4.2f}"
 
 
-def measure(shape: str, path: str, effect: str, args: argparse.Namespace, project: Project | None = None) -> Tally:
-    rng = random.Random(f"{args.seed}:{shape}:{path}:{effect}")
+def measure(shape: str, path: str, effects: tuple[str, ...], args: argparse.Namespace, project: Project | None = None) -> list[Tally]:
+    """One row: a tally per effect, over trials that share their suite and baseline."""
+    rng = random.Random(f"{args.seed}:{shape}:{path}")
     parts = parse_shape(shape)
-    tally = Tally()
+    tallies = [Tally() for _ in effects]
     for trial in range(args.cli_trials if project else args.trials):
-        if project:
-            tally.add(cli_trial(project, parts, path, effect, rng, trial))
-        else:
-            tally.add(in_process_trial(parts, path, effect, args.cases, rng, trial))
-    return tally
+        outcomes = cli_trial(project, parts, path, effects, rng, trial) if project else in_process_trial(parts, path, effects, args.cases, rng)
+        for tally, outcome in zip(tallies, outcomes):
+            tally.add(outcome)
+    return tallies
+
+
+def _row(job: tuple[str, str, tuple[str, ...], argparse.Namespace]) -> list[Tally]:
+    return measure(*job)
 
 
 def main() -> None:
@@ -323,29 +404,60 @@ def main() -> None:
     parser.add_argument("--shapes", default=DEFAULT_SHAPES, help=f"comma-separated names ({', '.join(SHAPES)}); descriptions separated by ';'")
     parser.add_argument("--paths", default="first,fixed3,chain3", help="baseline paths: first, fixedN, chainK")
     parser.add_argument("--effects", default=DEFAULT_EFFECTS, help="S:D (a share S of the cases lose D), and flip (on the det shape)")
+    parser.add_argument("--jobs", type=int, default=1, help="rows measured in parallel processes (in process only)")
     parser.add_argument("--through-cli", action="store_true", help="drive the trials through the real CLI (slower: see --cli-trials)")
     parser.add_argument("--cli-trials", type=int, default=40)
+    parser.add_argument("--reference", action="store_true", help="print instead what a fixed-sample test that knows the true spread can show")
+    parser.add_argument("--reference-trials", type=int, default=1000)
     args = parser.parse_args()
     shapes = args.shapes.split(";") if ";" in args.shapes else args.shapes.split(",")
-    drops = [e for e in args.effects.split(",") if e != "flip"]
+    paths = args.paths.split(",")
+    drops = tuple(e for e in args.effects.split(",") if e != "flip")
     flip = "flip" in args.effects.split(",")
+    if args.reference:
+        return print_reference(shapes, drops, args)
     d = GateSettings()
     print(f"{args.cases} cases, {args.cli_trials if args.through_cli else args.trials} trials each{' through the CLI' if args.through_cli else ''}; "
           f"default settings (confidence {d.confidence}, power {d.power}, case_drop {d.case_drop}; min_runs {AUTO.min_runs}, "
-          f"max_runs {AUTO.max_runs}, run_budget {AUTO.run_budget})")
+          f"max_runs {AUTO.max_runs}, run_budget {AUTO.run_budget}); a row's cells share each trial's suite and baseline")
     print("each cell: the rate the gate failed [95% interval], runs per case; A/A should be <= 5%, power high, flip 100%")
-    print(f"{'shape':<9} {'path':<7} {'A/A':<26}" + "".join(f" {'power ' + e:<26}" for e in drops))
+    print(f"{'shape':<9} {'path':<7} {'A/A':<26}" + "".join(f" {'power ' + e:<26}" for e in drops), flush=True)
+    rows = [(shape, path, ("aa", *drops)) for shape in shapes if shape != "det" for path in paths]
+    rows += [("det", path, ("flip",)) for path in (paths if flip else [])]
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        project = Project.create(Path(tmp), args.cases) if args.through_cli else None
-        os.environ.setdefault("CI", "true")  # no progress bars from the CLI
-        for shape in (s for s in shapes if s != "det"):
-            for path in args.paths.split(","):
-                row = [measure(shape, path, effect, args, project) for effect in ("aa", *drops)]
-                print(f"{shape:<9} {path:<7} " + " ".join(f"{str(cell):<26}" for cell in row), flush=True)
-        for path in args.paths.split(",") if flip else []:
-            print(f"det       {path:<7} one case that always passed fails: caught {measure('det', path, 'flip', args, project)}", flush=True)
+        if args.through_cli:
+            os.environ.setdefault("CI", "true")  # no progress bars from the CLI
+            project = Project.create(Path(tmp), args.cases)
+            tallies = (measure(shape, path, effects, args, project) for shape, path, effects in rows)
+            _print(rows, tallies)
+        else:
+            with multiprocessing.Pool(args.jobs) as pool:
+                _print(rows, pool.imap(_row, [(*row, args) for row in rows]))
     print(f"({time.perf_counter() - start:.0f}s)")
+
+
+HISTORIES = (3, 5, 10, 30)
+
+
+def print_reference(shapes: list[str], drops: tuple[str, ...], args: argparse.Namespace) -> None:
+    runs = int(AUTO.run_budget)
+    print(f"{args.cases} cases, {args.reference_trials} trials each: the power of a fixed-sample 5% test that knows the true spread of pass rates "
+          f"and the effect, {runs} runs per case now, each case known by H baseline runs")
+    print(f"{'shape':<9} {'effect':<10}" + "".join(f" {'H=' + str(h):<6}" for h in HISTORIES))
+    for shape in (s for s in shapes if s != "det"):
+        for effect in drops:
+            rng = random.Random(f"{args.seed}:{shape}:{effect}:reference")
+            powers = [reference_power(parse_shape(shape), effect, args.cases, h, runs, args.reference_trials, rng) for h in HISTORIES]
+            print(f"{shape:<9} {effect:<10}" + "".join(f" {p:<6.1%}" for p in powers), flush=True)
+
+
+def _print(rows: list[tuple[str, str, tuple[str, ...]]], tallies: Iterable[list[Tally]]) -> None:
+    for (shape, path, effects), row in zip(rows, tallies):
+        if effects == ("flip",):
+            print(f"{shape:<9} {path:<7} one case that always passed fails: caught {row[0]}", flush=True)
+        else:
+            print(f"{shape:<9} {path:<7} " + " ".join(f"{str(cell):<26}" for cell in row), flush=True)
 
 
 if __name__ == "__main__":

@@ -67,7 +67,7 @@ def test_only_the_unsure_case_runs_again_and_the_report_says_why(tmp_path, monke
     assert c3["runs_note"].endswith("then settled") and c3["planned_runs"] == 1
     assert results["adaptive"]["runs"] == 9 + runs["c3"] and results["adaptive"]["stopped"].startswith("settled")
     comment = (tmp_path / "comment.md").read_text()
-    assert "Runs per case (num_runs: auto): 1 case(s) run again" in comment and "- `default/s/c3`: " in comment
+    assert "Runs per case (num_runs: auto): 1 case(s) run again" in comment and "- `default / s / c3`: " in comment  # named as every report names it
     assert f"runs: {c3['runs_note']}" in out.out and "round 2: running 1 case(s) again" in out.err
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 import random
 
+from agenteval_ci.core.adaptive import _metric_reruns
+from agenteval_ci.core.gate import Pair
 from agenteval_ci.core.sequential import GRID, CaseCounts, Counts, fit_prior, metric_evidence, predict
 
 
@@ -78,6 +80,25 @@ def test_several_flips_leave_a_drop_on_many_cases_open_and_the_evidence_grows():
     flips = [_case((5, 0), (0, 1), str(i)) for i in range(6)] + calm[6:]
     quiet, loud = (metric_evidence("m", c, 0.3, 0.05, 0.9, history) for c in (calm, flips))
     assert quiet.evidence < 1 < loud.evidence and not quiet.open and loud.open
+
+
+def test_the_runs_that_look_for_hidden_drops_spread_over_the_cases():
+    """While a drop on several cases is open, the cases run again besides the doubtful ones are
+    those whose next run tells most about whether *they* dropped: one that passed once tells more
+    than one that already passed six times. (Ranked by how far the two predictions differ
+    alone, the six-pass cases came first round after round until they hit max_runs, and the
+    rounds ended with budget left and most cases run once.)"""
+    def pair(key: str, now: tuple[int, int]) -> Pair:
+        return Pair(key, 1.0, now[0] / sum(now), 5, 0, now[0], now[1], True, now[1] == 0, False, Counts(5, 0))
+
+    pairs = [pair(f"flip{i}", (0, 1)) for i in range(5)] + [pair(f"many{i}", (6, 0)) for i in range(20)] + [pair(f"once{i}", (1, 0)) for i in range(75)]
+    flaky_suite = [Counts(5, 0)] * 70 + [Counts(3, 2)] * 30
+    evidence = metric_evidence("m", [p.counts for p in pairs], 0.3, 0.05, 0.9, flaky_suite)
+    assert evidence.open and not evidence.regressed
+    many, once = (next(c for c in evidence.cases if c.counts.key == k) for k in ("many0", "once0"))
+    assert evidence.telling(once) > evidence.telling(many) > 0
+    broad = [r.key for r in _metric_reruns("m", pairs, evidence) if "not ruled out" in r.why]
+    assert len(broad) == 15 and all(k.startswith("once") for k in broad)
 
 
 def _false_alarm(rates: list[float], rng: random.Random, rounds: int = 8) -> bool:

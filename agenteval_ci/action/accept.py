@@ -12,14 +12,19 @@ import contextlib
 import difflib
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import baseline_from_results, dump_baseline, refuse_unsound
+from ..core.baseline import baseline_from_results, dump_baseline, referenced_outputs, refuse_unsound
+from ..core.budgets import kept_figures
 from ..core.digest import ResultsDigest
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
+from ..files.baseline_outputs import accepted_records, outputs_bytes, outputs_path
 from ..files.results import ResultsFile
-from ..github import Comment, Conflict, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
+from ..github import Comment, Conflict, FileBytes, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
+from ..schema import CaseResult
+from ..schema.baseline import Baseline
 from . import artifact
 from .event import IssueCommentEvent
 from .modes import github_repo
@@ -151,14 +156,16 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     pull = repo.pull(number)
     results, results_path = results_of_head(s, repo, pull)
     refuse_unsound(results, command.allow_failed, command.cases, flag=f"`{COMMAND} {ALLOW_FAILED}`")
-    path, _ = project_choices(s)
+    path, gate = project_choices(s)
     current = repo.get_file(path, pull.head.sha)
-    new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha)
+    new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha,
+                                figures=kept_figures(gate))
     text = dump_baseline(new)
     marker = accepted_marker(number, text, login)
     if pull.is_fork:
-        reply(repo, number, fork_instructions(path, current.text if current else "", text), marker)
+        reply(repo, number, fork_instructions(path, current.text if current else "", text) + FORK_OUTPUTS_NOTE, marker)
         return EXIT_PASSED
+    outputs = recorded_outputs(repo, pull, path, new, ResultsFile(results_path))
     if repo.pull(number).head.sha != pull.head.sha:
         raise Refused("The PR's head moved while I was preparing the baseline; comment again once its new run has finished.")
     what = " ".join(command.cases or ["all cases"]) + (f" (metrics: {', '.join(command.metrics)})" if command.metrics else "")
@@ -167,6 +174,9 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     # accepted, so it is harmless if the commit then fails; when we know it failed, it is withdrawn.
     pending = reply(repo, number, f"Accepting the baseline for {what} (@{login}): committing `{path}`...", marker)
     try:
+        if outputs.changed:  # first: the baseline points to its records; extra records are harmless
+            commit_baseline(repo, pull, outputs.path, outputs.data, outputs.current, f"agenteval: recorded outputs of the baseline for {what}\n\n"
+                            f"Accepted by @{login} in #{number} via /agenteval accept.")
         commit = commit_baseline(repo, pull, path, text, current, f"agenteval: accept baseline for {what}\n\n"
                                  f"Accepted by @{login} in #{number} via /agenteval accept.")
     except (Refused, GitHubError) as exc:
@@ -182,7 +192,35 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     return EXIT_PASSED
 
 
-def commit_baseline(repo: Repo, pull: PullRequest, path: str, text: str, current: FileContent | None, message: str) -> str:
+FORK_OUTPUTS_NOTE = (
+    "\n\nThe baseline's recorded outputs (what a changed judge re-judges) cannot travel in a text patch: "
+    "to record them too, run `agenteval accept` on this PR's results artifact and commit both files."
+)
+
+
+@dataclass(frozen=True)
+class OutputsFile:
+    path: str
+    data: bytes
+    current: FileBytes | None
+
+    @property
+    def changed(self) -> bool:
+        return self.current is None or self.current.data != self.data
+
+
+def recorded_outputs(repo: Repo, pull: PullRequest, path: str, baseline: Baseline, results: Iterable[CaseResult]) -> OutputsFile:
+    """The outputs file beside the accepted baseline: the records it points to, from the results'
+    cases (read a case at a time from the artifact's file) or carried over from the branch's
+    file (docs/baseline.md, "Recorded outputs")."""
+    where = outputs_path(path).as_posix()
+    current = repo.get_bytes(where, pull.head.sha)
+    records = accepted_records(referenced_outputs(baseline), results, current.data if current else None, f"{where} at {pull.head.sha[:12]}")
+    data, _ = outputs_bytes(records)
+    return OutputsFile(where, data, current)
+
+
+def commit_baseline(repo: Repo, pull: PullRequest, path: str, text: str | bytes, current: FileContent | FileBytes | None, message: str) -> str:
     try:
         return repo.put_file(path, text, branch=pull.head.ref, message=message, blob_sha=current.sha if current else None)
     except Conflict:

@@ -20,6 +20,7 @@ from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, 
 from ..report import comment_marker, comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
 from ..schema import Outcome, Verdict
 from ..schema.baseline import Baseline
+from ..schema.labels import short_name
 from ..schema.settings import GateSettings
 from . import artifact
 from .settings import ActionSettings
@@ -113,11 +114,11 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Scor
         outcome = Outcome(case.outcome)
         if not outcome.traits.fails or not file:
             continue
-        message = f"{outcome.words}: {', '.join(case.worse_metrics) or 'see the report'}"
+        message = f"{outcome.word}: {', '.join(case.worse_metrics) or 'see the report'}"
         if case.note:
             message += f"\n{case.note}"
         path = Path(os.path.relpath(s.in_workspace(file), s.workspace)).as_posix()
-        notes.append(Annotation(path, line_of_case(s.in_workspace(file), case.eval_id), "failure", f"{case.eval_id} {case.outcome}", message))
+        notes.append(Annotation(path, line_of_case(s.in_workspace(file), case.eval_id), "failure", f"{outcome.word} {short_name(case.eval_id)}", message))
     return notes
 
 

@@ -7,15 +7,18 @@ Every adapter turns one eval case run into a conversation: `start` opens one ses
 from __future__ import annotations
 
 import re
+import shlex
+import shutil
 import sys
 import sysconfig
 import traceback
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Awaitable, Protocol, TypeVar, Union
 
 from ..errors import UsageError
 from ..schema import Content, EvalCase, Invocation
-from ..schema.remote_agent import RemoteAgentConfig
+from ..schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig
 
 T = TypeVar("T")
 
@@ -97,6 +100,46 @@ def agent_problem(spec: str, base_dir: Path) -> str | None:
     if path.is_dir():
         return f"{path.as_posix()} is a folder without __init__.py (ADK's layout: __init__.py doing `from . import agent`)"
     return _module_problem(spec, base_dir)
+
+
+def remote_agent_problems(config: RemoteAgentConfig, base_dir: Path, cases: Iterable[EvalCase],
+                          environ: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """What `run` would fail on with an agent served over HTTP, found without starting it:
+    (problems, warnings about this machine: a `${VAR}` or the start command's program missing)."""
+    problems, warnings = [], []
+    if config.start:
+        cwd = base_dir / (config.cwd or ".")
+        if not cwd.is_dir():
+            problems.append(f"cwd: {cwd.as_posix()} is not a folder (`start` runs there)")
+        else:
+            program = _start_program(config.start)
+            if program is None:
+                problems.append(f"start: {config.start!r} is not a shell command (unbalanced quotes)")
+            elif program and not (shutil.which(program, path=environ.get("PATH")) or (cwd / program).is_file()):
+                warnings.append(f"start: `{program}` is not installed here (the machine that runs the suite needs it)")
+    if config.kind == "adk_api_server" and config.app_name is None:
+        nameless = [c.eval_id for c in cases if not (c.session_input and c.session_input.app_name)]
+        if nameless:
+            problems.append(f"{len(nameless)} case(s) have no session_input.app_name (first: {nameless[0]}): give the app's "
+                            "name on the server as `app_name` (GET <url>/list-apps lists them)")
+    wanted = {name for value in (*config.env.values(), *config.headers.values()) for name in ENV_REFERENCE.findall(value)}
+    warnings += [f"${{{name}}} is not set here (`run` needs it)" for name in sorted(wanted) if name not in environ]
+    return problems, warnings
+
+
+def _start_program(command: str) -> str | None:
+    """The program a shell command starts ("" for a shell builtin or construct), None when it does not parse."""
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    words = [w for w in words if not ENV_ASSIGNMENT.match(w)]  # `PORT=1 node x.js`
+    first = words[0] if words else ""
+    return "" if first in _SHELL_WORDS or any(c in first for c in "$`();|&<>") else first
+
+
+ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SHELL_WORDS = {"cd", "exec", "env", "export", "set", "source", ".", "if", "for", "while", "(", "{"}
 
 
 def _module_problem(dotted: str, base_dir: Path) -> str | None:

@@ -10,7 +10,9 @@ several times per case. So once the user's modules are imported:
   never reaches the console: the run's one line per failed run says why it failed;
 - what the agent asked to log below that level, and every record with a traceback, go to a
   file (`.agenteval/agent.log`) instead of nowhere, and the run says how many and where;
-- `--log-level DEBUG` shows everything on the console, tracebacks included.
+- `--log-level DEBUG` shows everything on the console, tracebacks included;
+- advice google-adk logs as a warning that says nothing about the run, and that `adk eval`
+  does not print (ADVICE), counts as INFO: shown from `--log-level INFO`.
 
 Everything is put back afterwards, so nothing leaks into the caller's process.
 """
@@ -23,6 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+# (logger, the start of the message): google-adk's advice, not news about the run.
+ADVICE = (
+    # Runner: an app whose agents transfer to each other has no context_cache_config.
+    ("google_adk.google.adk.runners", 'App "%s" can transfer between agents but has no context_cache_config'),
+)
 DEFAULT_CONSOLE_LEVEL = "WARNING"
 LOG_FILE = Path(".agenteval") / "agent.log"
 _FILED = "_agenteval_filed"  # set on a record once it is in the file: it arrives by two paths
@@ -83,6 +90,26 @@ class _DivertsTracebacks(logging.Filter):
         return False
 
 
+class _AdviceIsInfo(logging.Filter):
+    """On a google-adk logger: its advice (ADVICE) is logged as INFO, not WARNING."""
+
+    def __init__(self, starts: tuple[str, ...]):
+        super().__init__()
+        self.starts = starts
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and isinstance(record.msg, str) and record.msg.startswith(self.starts):
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
+
+
+def _advice_filters() -> list[tuple[logging.Logger, logging.Filter]]:
+    by_logger: dict[str, tuple[str, ...]] = {}
+    for name, start in ADVICE:
+        by_logger[name] = (*by_logger.get(name, ()), start)
+    return [(logging.getLogger(name), _AdviceIsInfo(starts)) for name, starts in by_logger.items()]
+
+
 def _console_handlers() -> list[logging.Handler]:
     """Stream handlers (not files) of the root logger and of every logger made so far."""
     loggers = [logging.getLogger()] + [x for x in logging.Logger.manager.loggerDict.values() if isinstance(x, logging.Logger)]
@@ -96,6 +123,7 @@ class AgentLogs:
     log_file: Path = LOG_FILE
     _handler_levels: list[tuple[logging.Handler, int]] = field(default_factory=list)
     _filtered: list[tuple[logging.Handler, logging.Filter]] = field(default_factory=list)
+    _demoting: list[tuple[logging.Logger, logging.Filter]] = field(default_factory=list)
     _root_level: int | None = None
     _added: list[logging.Handler] = field(default_factory=list)
     _file: _LogFile | None = None
@@ -116,6 +144,9 @@ class AgentLogs:
         root = logging.getLogger()
         self._root_level = root.level
         asked = root.getEffectiveLevel()
+        for logger, advice in _advice_filters():
+            logger.addFilter(advice)
+            self._demoting.append((logger, advice))
         formatter = next((h.formatter for h in root.handlers if h.formatter), None)
         debug = self.level <= logging.DEBUG  # `--log-level DEBUG`: everything, what the agent did not ask for too
         # With no handler Python's last-resort one prints WARNING and up, tracebacks and all.
@@ -143,6 +174,9 @@ class AgentLogs:
         root = logging.getLogger()
         for handler, diverts in self._filtered:
             handler.removeFilter(diverts)
+        for logger, advice in self._demoting:
+            logger.removeFilter(advice)
+        self._demoting.clear()
         for handler in self._added:
             root.removeHandler(handler)
             handler.close()

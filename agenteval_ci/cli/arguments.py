@@ -23,7 +23,7 @@ from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RES
 from ..schema.settings import GateSettings, JudgeSettings
 
 if TYPE_CHECKING:
-    from ..commands._common import Done, Output
+    from ..commands._common import Done, Output, Verbosity
 
 Flags = Callable[[argparse.ArgumentParser], None]
 
@@ -49,10 +49,30 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
         command_parser = sub.add_parser(name, help=command.help, description=command.help)
         if name == chosen:
             command.add_flags(command_parser)
+            add_verbosity_flags(command_parser)
     return parser
 
 
 # ---------------------------------------------------------------- what several commands share
+
+
+def add_verbosity_flags(parser: argparse.ArgumentParser) -> None:
+    """`-q` and `--log-level`, on every command."""
+    from ..agents.logs import LEVELS, LOG_FILE
+
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="say only what matters: the verdict and the cases that changed, problems, next steps "
+                             "(no tables, progress or one line per file); the log from ERROR")
+    parser.add_argument("--log-level", type=str.upper, choices=LEVELS, metavar="LEVEL",
+                        help=f"print what is logged from this level ({', '.join(LEVELS)}; default WARNING, ERROR with -q): "
+                             f"agenteval's notes are INFO; for `run` and `init`, also the agent's own log (its quieter "
+                             f"records go to {LOG_FILE.as_posix()})")
+
+
+def _verbosity(args: argparse.Namespace) -> Verbosity:
+    from ..commands._common import Verbosity
+
+    return Verbosity(quiet=args.quiet, log_level=args.log_level)
 
 
 def _style() -> Style:
@@ -138,7 +158,7 @@ def init(args: argparse.Namespace) -> Done:
     from ..commands.init import InitSettings, init
 
     settings = InitSettings(folder=args.folder, force=args.force, run=not args.no_run, environ=os.environ, style=_style(),
-                            progress_bar=wants_bar(sys.stderr, os.environ))
+                            progress_bar=wants_bar(sys.stderr, os.environ), verbosity=_verbosity(args))
     return init(settings)
 
 
@@ -146,8 +166,6 @@ def init(args: argparse.Namespace) -> Done:
 
 
 def run_flags(parser: argparse.ArgumentParser) -> None:
-    from ..agents.logs import DEFAULT_CONSOLE_LEVEL, LEVELS, LOG_FILE
-
     parser.add_argument(
         "adk_args", nargs="*", metavar="AGENT_DIR EVAL_SET",
         help="adk eval's form: the agent folder, then eval set files (FILE[:case_id,case_id]) or eval set ids",
@@ -173,11 +191,6 @@ def run_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--num-runs", "--num_runs", dest="num_runs", type=int, metavar="N",
                         help=f"run every case N times, overriding each suite's num_runs (1-{MAX_NUM_RUNS})")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="print only the verdict and the cases that changed (no table, no progress); the agent's log at ERROR")
-    parser.add_argument("--log-level", type=str.upper, choices=LEVELS, metavar="LEVEL",
-                        help=f"the agent's own log on the terminal from this level ({', '.join(LEVELS)}; default "
-                             f"{DEFAULT_CONSOLE_LEVEL}, ERROR with --quiet); the agent's more verbose records go to {LOG_FILE.as_posix()}")
 
 
 def run(args: argparse.Namespace) -> Done:
@@ -188,7 +201,7 @@ def run(args: argparse.Namespace) -> Done:
         shard=parse_shard(args.shard) if args.shard else None,
         config=args.config, suites=_tuple(args.suite), adk_args=_tuple(args.adk_args), config_file_path=args.config_file_path,
         cases=_tuple(args.case), num_runs=args.num_runs, baseline=args.baseline, gate=_gate_overrides(args),
-        compare=not args.no_gate, new_baseline=args.new_baseline, md=args.md, output=_output(args, quiet=args.quiet), log_level=args.log_level,
+        compare=not args.no_gate, new_baseline=args.new_baseline, md=args.md, output=_output(args, quiet=args.quiet), verbosity=_verbosity(args),
         progress_bar=wants_bar(sys.stderr, os.environ), environ=os.environ,
     )
     return run(settings)
@@ -218,7 +231,7 @@ def score(args: argparse.Namespace) -> Done:
     judge = JudgeSettings(cache=not args.no_judge_cache)
     judge = judge.model_copy(update={"cache_dir": args.judge_cache_dir}) if args.judge_cache_dir else judge
     settings = ScoreSettings(eval_set=args.evalset, actual=_tuple(args.actual), eval_config=args.eval_config, suite=args.suite,
-                             judge=judge, output=_output(args), environ=os.environ)
+                             judge=judge, output=_output(args, quiet=args.quiet), environ=os.environ, verbosity=_verbosity(args))
     return score(settings)
 
 
@@ -236,7 +249,8 @@ def compare(args: argparse.Namespace) -> Done:
     from ..commands.compare import CompareSettings, compare_results
 
     return compare_results(CompareSettings(results=args.results, config=args.config, baseline=args.baseline,
-                                           gate=_gate_overrides(args), json=args.json, md=args.md, style=_style()))
+                                           gate=_gate_overrides(args), json=args.json, md=args.md, style=_style(),
+                                           verbosity=_verbosity(args)))
 
 
 def accept_flags(parser: argparse.ArgumentParser) -> None:
@@ -254,7 +268,8 @@ def accept(args: argparse.Namespace) -> Done:
     from ..commands.accept import AcceptSettings, accept
 
     return accept(AcceptSettings(results=args.results, config=args.config, baseline=args.baseline, cases=_tuple(args.case),
-                                 metrics=_tuple(args.metric), allow_failed=args.allow_failed, commit=args.commit))
+                                 metrics=_tuple(args.metric), allow_failed=args.allow_failed, commit=args.commit,
+                                 verbosity=_verbosity(args)))
 
 
 def report_flags(parser: argparse.ArgumentParser) -> None:
@@ -270,7 +285,7 @@ def report(args: argparse.Namespace) -> Done:
     from ..commands.report import ReportSettings, report
 
     return report(ReportSettings(results=args.results, format=args.format, output=args.output, config=args.config,
-                                 baseline=args.baseline, gate=_gate_overrides(args)))
+                                 baseline=args.baseline, gate=_gate_overrides(args), verbosity=_verbosity(args)))
 
 
 def merge_flags(parser: argparse.ArgumentParser) -> None:
@@ -281,7 +296,7 @@ def merge_flags(parser: argparse.ArgumentParser) -> None:
 def merge(args: argparse.Namespace) -> Done:
     from ..commands.merge import MergeSettings, merge_shards
 
-    return merge_shards(MergeSettings(results=_tuple(args.results), json=args.json))
+    return merge_shards(MergeSettings(results=_tuple(args.results), json=args.json, verbosity=_verbosity(args)))
 
 
 # ---------------------------------------------------------------- validate, convert
@@ -294,7 +309,7 @@ def validate_flags(parser: argparse.ArgumentParser) -> None:
 def validate(args: argparse.Namespace) -> Done:
     from ..commands.validate import ValidateSettings, validate
 
-    return validate(ValidateSettings(paths=_tuple(args.paths)))
+    return validate(ValidateSettings(paths=_tuple(args.paths), environ=os.environ, verbosity=_verbosity(args)))
 
 
 def convert_flags(parser: argparse.ArgumentParser) -> None:
@@ -310,7 +325,47 @@ def convert_flags(parser: argparse.ArgumentParser) -> None:
 def convert(args: argparse.Namespace) -> Done:
     from ..commands.convert import ConvertSettings, convert
 
-    return convert(ConvertSettings(paths=_tuple(args.paths), initial_session=args.initial_session, force=args.force, config=args.config))
+    return convert(ConvertSettings(paths=_tuple(args.paths), initial_session=args.initial_session, force=args.force, config=args.config,
+                                   verbosity=_verbosity(args)))
+
+
+# ---------------------------------------------------------------- rejudge, judge-agreement
+
+
+def rejudge_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("stored", metavar="STORED", help="stored outputs: a results file, or the baseline (its recorded outputs beside it)")
+    parser.add_argument("--judge-model", metavar="MODEL", help="every judged metric asks this model (e.g. openai/gpt-4o-mini) instead of its judge_model")
+    add_gate_options(parser)
+    parser.add_argument("--no-gate", action="store_true", help="only write the results; do not compare with the baseline")
+    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout; default .agenteval/rejudged.json)")
+    parser.add_argument("--md", metavar="OUT", help="write the PR comment markdown ('-' for stdout)")
+    add_detailed_flag(parser)
+
+
+def rejudge(args: argparse.Namespace) -> Done:
+    from ..commands.rejudge import RejudgeSettings, rejudge
+
+    return rejudge(RejudgeSettings(stored=args.stored, config=args.config, judge_model=args.judge_model, baseline=args.baseline,
+                                   gate=_gate_overrides(args), compare=not args.no_gate, md=args.md, output=_output(args, quiet=args.quiet),
+                                   environ=os.environ, verbosity=_verbosity(args)))
+
+
+def agreement_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("stored", metavar="STORED", help="stored outputs: a results file, or the baseline (its recorded outputs beside it)")
+    parser.add_argument("--judge", action="append", metavar="MODEL", required=True,
+                        help="a judge model to compare; give it twice to compare two, once to compare it with the configured judges")
+    add_config_flag(parser)
+    parser.add_argument("--metric", action="append", metavar="NAME", help="only this judged metric; repeatable")
+    parser.add_argument("--html", metavar="OUT", help="also write the report as a self-contained HTML page")
+    parser.add_argument("--json", metavar="OUT", help="also write the report as JSON ('-' for stdout)")
+
+
+def agreement(args: argparse.Namespace) -> Done:
+    from ..commands.judge_agreement import AgreementSettings, judge_agreement
+
+    return judge_agreement(AgreementSettings(stored=args.stored, judges=_tuple(args.judge), config=args.config,
+                                             metrics=_tuple(args.metric), html=args.html, json=args.json, style=_style(),
+                                             environ=os.environ, verbosity=_verbosity(args)))
 
 
 # name -> the command, in the order `agenteval --help` lists them
@@ -321,6 +376,8 @@ COMMANDS = {
     "compare": CliCommand("compare a results file with the baseline; exit 0 passed, 1 failed, 2 bad input", compare_flags, compare),
     "accept": CliCommand("write the baseline from a results file, whole or only the named cases/metrics", accept_flags, accept),
     "report": CliCommand("render a results file (compared with the baseline) as markdown, job summary, HTML, JUnit XML or JSON", report_flags, report),
+    "rejudge": CliCommand("score stored outputs (a results file or the baseline) again with the current criteria and judge; no agent is run", rejudge_flags, rejudge),
+    "judge-agreement": CliCommand("compare two judges on the same stored outputs: agreement and Cohen's kappa per metric and rubric", agreement_flags, agreement),
     "merge": CliCommand("join the results files of sharded runs (--shard I/N) into one", merge_flags, merge),
     "validate": CliCommand("check eval sets and eval configs, printing every problem with file and JSON path", validate_flags, validate),
     "convert": CliCommand("turn legacy .test.json files (and their initial session) into EvalSet files", convert_flags, convert),

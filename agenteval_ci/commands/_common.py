@@ -1,20 +1,24 @@
-"""What the commands share: where their results go, how the table looks, warnings."""
+"""What the commands share: where their results go, how the table looks, how much they say."""
 
 from __future__ import annotations
 
 import errno
 import fnmatch
 import gc
+import logging
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import wraps
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
+from ..agents.logs import DEFAULT_CONSOLE_LEVEL
 from ..core.digest import CaseDigest, ResultsDigest, ScoredCase, ScoredResults, digest
 from ..errors import Problem, UsageError
 from ..files.readers import printable, regular_or_kind
@@ -45,7 +49,73 @@ class Output:
     style: Style = PLAIN
 
 
+@dataclass(frozen=True)
+class Verbosity:
+    """`-q` and `--log-level`, the same on every command. The level is that of everything
+    logged: agenteval's notes (INFO) and warnings, and the agent's own log (`run`, `init`);
+    `-q` also drops the routine lines (tables, progress, one line per file written or checked)."""
+
+    quiet: bool = False
+    log_level: str | None = None  # one of agents.logs.LEVELS; None: WARNING, or ERROR with `quiet`
+
+    @property
+    def level(self) -> str:
+        return self.log_level or ("ERROR" if self.quiet else DEFAULT_CONSOLE_LEVEL)
+
+    def shows(self, level: str) -> bool:
+        return bool(logging.getLevelName(level) >= logging.getLevelName(self.level))
+
+    @contextmanager
+    def applied(self) -> Iterator[None]:
+        """While a command runs: what `say`, `note` and `print_warnings` print."""
+        token = _VERBOSITY.set(self)
+        try:
+            yield
+        finally:
+            _VERBOSITY.reset(token)
+
+
+_VERBOSITY: ContextVar[Verbosity | None] = ContextVar("verbosity", default=None)
+
+
+def _current() -> Verbosity:
+    return _VERBOSITY.get() or Verbosity()
+
+
+class _Spoken(Protocol):
+    @property
+    def verbosity(self) -> Verbosity: ...
+
+
+SettingsT = TypeVar("SettingsT", bound=_Spoken)
+DoneT = TypeVar("DoneT", bound=Done)
+
+
+def applies_verbosity(command: Callable[[SettingsT], DoneT]) -> Callable[[SettingsT], DoneT]:
+    """A command that prints as its settings' `verbosity` says."""
+    @wraps(command)
+    def run(settings: SettingsT) -> DoneT:
+        with settings.verbosity.applied():
+            return command(settings)
+
+    return run
+
+
+def say(text: str = "") -> None:
+    """A routine line (`wrote agenteval.yaml`, `ok file`): not with `-q`."""
+    if not _current().quiet:
+        print(text)
+
+
+def note(text: str) -> None:
+    """Something worth knowing that nobody asked about: from `--log-level INFO`."""
+    if _current().shows("INFO"):
+        print(f"note: {text}", file=sys.stderr)
+
+
 def print_warnings(warnings: Iterable[Problem | str]) -> None:
+    if not _current().shows("WARNING"):
+        return
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
@@ -132,6 +202,21 @@ def saved_results(path: str | None) -> Iterator[SavedResults]:
             Path(spool).unlink(missing_ok=True)
 
 
+def save_results(results: Results, output: Output, warnings: Iterable[Problem | str] = ()) -> None:
+    """A results record already whole in memory (rejudge's stored cases): written as `run`
+    writes its own, with the load warnings and those about the scores (printed now)."""
+    blind = JudgedBlind()
+    for case in results.cases:
+        blind.add(case)
+    about_scores = blind.warnings()
+    print_warnings(about_scores)
+    if output.json:
+        with results_file(output.json) as writer:
+            for case in results.cases:
+                writer.add(case)
+            writer.finish(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *results.warnings, *about_scores]}))
+
+
 def print_table(results: ScoredResults, output: Output, comparison: Comparison | None = None, whole: Iterable[CaseResult] | None = None) -> None:
     """The table, each case tagged with its outcome against the baseline when there is one;
     not with `--quiet`, nor when stdout carries the results file. `--detailed` reads `whole`
@@ -139,11 +224,11 @@ def print_table(results: ScoredResults, output: Output, comparison: Comparison |
     if output.json == "-" or output.quiet:
         return
     outcomes = {c.key: c.outcome for c in comparison.cases} if comparison and comparison.has_baseline else None
-    table = Table(output.style, output.detailed, outcomes, results.adaptive.min_runs if results.adaptive else None)
+    table = Table.for_results(results, output.style, output.detailed, outcomes)
     cases: Iterable[ScoredCase] = whole if output.detailed and whole is not None else results.cases
     for case in cases:
         print("\n".join(table.lines(case)))
-    print("\n".join(table.footer(results.stats, results.adaptive)))
+    print("\n".join(table.footer(results)))
 
 
 def files_in(paths: Iterable[str], patterns: Iterable[str]) -> list[Path]:

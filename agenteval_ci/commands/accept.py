@@ -5,12 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import baseline_from_results, load_baseline, refuse_unsound, thin_history_note, write_baseline
+from ..core.baseline import baseline_from_results, load_baseline, referenced_outputs, refuse_unsound, thin_history_note, write_baseline
+from ..core.budgets import kept_figures
 from ..errors import EXIT_PASSED
+from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import ResultsFile
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity, say
 
 
 @dataclass(frozen=True)
@@ -22,19 +24,25 @@ class AcceptSettings:
     metrics: tuple[str, ...] = ()  # only these metrics
     allow_failed: bool = False  # accept failed runs and gated metrics not evaluated
     commit: str | None = None  # default: the one recorded in the results
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
+@applies_verbosity
 def accept(settings: AcceptSettings) -> Done:
-    results = ResultsFile(results_to_read(settings.results, settings.config)).digest()
-    path = Path(settings.baseline) if settings.baseline else project_settings(settings.config).baseline
+    file = ResultsFile(results_to_read(settings.results, settings.config))
+    results = file.digest()
+    project = project_settings(settings.config)
+    path = Path(settings.baseline) if settings.baseline else project.baseline
     cases, metrics = list(settings.cases) or None, list(settings.metrics) or None
     refuse_unsound(results, settings.allow_failed, cases)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
-    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit)
+    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit, figures=kept_figures(project.gate))
+    recorded = save_outputs(path, referenced_outputs(baseline), file)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
-    print(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline)")
-    note = thin_history_note(baseline)
-    if note:
-        print(note)
+    say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "
+        f"their recorded outputs, for re-judging, in {outputs_path(path).name}: {recorded} case(s))")
+    thin = thin_history_note(baseline)
+    if thin:
+        say(thin)  # advice on a baseline that works: routine enough for -q to drop
     return Done(EXIT_PASSED)

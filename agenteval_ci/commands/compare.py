@@ -16,11 +16,12 @@ from ..files.project import project_settings
 from ..files.results import ResultsFile
 from ..files.writing import write_pieces
 from ..report import comparison_json_parts, render_comment
-from ..report.console import PLAIN, Style, render_changes
+from ..report.console import PLAIN, Style, render_budgets, render_changes
+from ..report.judge_notes import judge_notes
 from ..schema import Outcome, Verdict
 from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,7 @@ class CompareSettings:
     json: str | None = None  # the comparison ('-' for stdout)
     md: str | None = None  # the PR comment ('-' for stdout)
     style: Style = PLAIN
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 @dataclass(frozen=True)
@@ -76,12 +78,17 @@ def verdict_line(comparison: Comparison, style: Style = PLAIN) -> str:
 
 
 def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leading_blank: bool = False) -> None:
-    """The cases that changed, named with their metrics baseline → PR, then the verdict."""
-    changes = render_changes(comparison, style) if comparison.has_baseline else ""
+    """The cases that changed, named with their metrics baseline → PR, then the verdict (and
+    the judges that changed since the baseline)."""
+    changes = "\n\n".join(filter(None, [render_changes(comparison, style), render_budgets(comparison, style)])) if comparison.has_baseline else ""
     text = f"{changes}\n\n{prefix}{verdict_line(comparison, style)}" if changes else f"{prefix}{verdict_line(comparison, style)}"
+    notes = [note.replace("`", "").replace("**", "") for note in judge_notes(comparison.judge_changes)]
+    if notes:
+        text += "\n" + style.paint("judge changed since the baseline:", "yellow") + "".join(f"\n  - {note}" for note in notes)
     print(("\n" if leading_blank else "") + text)
 
 
+@applies_verbosity
 def compare_results(settings: CompareSettings) -> Compared:
     results = ResultsFile(results_to_read(settings.results, settings.config)).digest()
     project = project_settings(settings.config)

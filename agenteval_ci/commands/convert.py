@@ -36,7 +36,7 @@ from ..files.writing import write_atomic
 from ..schema import EvalCase, EvalSet
 from ..schema.eval_set import SessionInput
 from ..schema.project import DEFAULT_PROJECT_FILE, ProjectConfig
-from ._common import Done, files_in
+from ._common import Done, Verbosity, applies_verbosity, files_in, say
 
 SESSION_FILE_NAME = "initial.session.json"
 LEGACY_SUFFIX = ".test.json"
@@ -48,6 +48,7 @@ class ConvertSettings:
     initial_session: str | None = None  # default: initial.session.json beside each file, when present
     force: bool = False  # overwrite an existing .evalset.json that differs
     config: str | None = None  # agenteval.yaml to move over (default: the nearest above)
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 def eval_set_id_for(path: Path) -> str:
@@ -118,6 +119,7 @@ def convert_file(source: Path, session_file: Optional[str], force: bool, taken: 
     return f"wrote   {target.as_posix()} ({len(conversion.eval_set.eval_cases)} case(s) from {source.as_posix()}{with_session})", conversion
 
 
+@applies_verbosity
 def convert(settings: ConvertSettings) -> Done:
     files = files_in(settings.paths, [f"*{LEGACY_SUFFIX}"])
     if not files:
@@ -127,7 +129,7 @@ def convert(settings: ConvertSettings) -> Done:
     for source in files:
         try:
             line, conversion = convert_file(source, settings.initial_session, settings.force, taken)
-            print(line)
+            say(line)
             conversions += [conversion] if conversion else []
         except (InputError, UsageError) as exc:
             failed += 1
@@ -163,7 +165,7 @@ def move_project(config_path: Path, conversions: list[Converted]) -> bool:
         else:
             write_atomic(config_path, new_text)
             for e in edits:
-                print(f"updated {name} at $.suites[{e.suite}].eval_sets[{e.index}]: {e.old!r} -> {e.new!r}")
+                say(f"updated {name} at $.suites[{e.suite}].eval_sets[{e.index}]: {e.old!r} -> {e.new!r}")
     if advice:
         print(f"\n{name} still runs the legacy files; to run the new ones instead:\n" + "\n".join(f"  {line}" for line in advice))
     _move_baseline(config_path.parent / config.baseline, config_path.parent, suites, conversions)
@@ -226,7 +228,7 @@ def _move_baseline(path: Path, base_dir: Path, suites: list[SuiteFiles], convers
     moved, carried = carried_baseline(baseline, suites, conversions, lambda key: _resolved(base_dir, key))
     if moved != baseline:
         write_baseline(path, moved)
-        print(f"updated {path.as_posix()}: {len(carried)} case(s) carried to their new ids")
+        say(f"updated {path.as_posix()}: {len(carried)} case(s) carried to their new ids")
     changed = [c for c in carried if c.changed]
     if changed:
         flags = "".join(f" --case {shlex.quote(f'{c.suite}/{c.new[0]}/{c.new[1]}')}" for c in changed)

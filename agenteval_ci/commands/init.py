@@ -1,9 +1,11 @@
 """`agenteval init [FOLDER] [--force] [--no-run]`: from an ADK project to a gated repository.
 
-Looks at the layout (ADK agent folders, eval sets, eval configs, how dependencies are
-installed), writes agenteval.yaml, the gate and accept workflows and a .gitignore line for
-the results file, runs the suites once and accepts the results as the first baseline,
-then says what to commit. Run again, it changes nothing: an existing file is kept unless
+Looks at the layout (ADK agent folders, ADK apps in Java, Go or TypeScript it can serve
+(files/served_projects.py), eval sets, eval configs, how dependencies are installed), finds
+the credentials the agent's models and the judges need (core/credentials.py), tries the
+install line in a throwaway environment (_install_try.py), writes agenteval.yaml, the gate
+and accept workflows and .gitignore lines for what runs write, runs the suites once and
+accepts the results as the first baseline, then says what to commit and which secrets to add. Run again, it changes nothing: an existing file is kept unless
 `--force`, and an existing baseline is never re-run or replaced without it.
 
 It writes only a config that loads: every name is quoted by a YAML emitter and escaped for
@@ -14,7 +16,6 @@ and a name it cannot represent (bytes that are not UTF-8) is refused with exit 2
 from __future__ import annotations
 
 import glob
-import json
 import os
 import re
 import shlex
@@ -22,29 +23,36 @@ import stat
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path, PurePosixPath
-from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agents.logs import LOG_FILE
 from ..core.adaptive import FIRST_BASELINE_RUNS
+from ..core.credentials import ADK_DEFAULT_MODEL, Credentials, Evidence, credentials_for, looks_like_model
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
+from ..files.baseline_outputs import outputs_path
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
+from ..files.project_scan import SOURCE_SUFFIXES, read_dotenv, scan_sources
 from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
+from ..files.served_projects import AGENT_VENV, MANIFESTS, ServedProject, pinned_elsewhere, python_served, served_project
 from ..files.writing import write_atomic
 from ..report.console import PLAIN, Style
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 from ..schema.settings import JudgeSettings
-from ._common import Done, Output
+from ._init_workflows import GCP_CREDENTIALS, served_workflow, workflow
+from ._install_try import InstallPlan, choose, install_lines, install_text, tried_text
+
+if TYPE_CHECKING:
+    from ..files.project import Project
+from ._common import Done, Output, Verbosity, applies_verbosity, say
 
 GATE_WORKFLOW = ".github/workflows/agenteval.yml"
 ACCEPT_WORKFLOW = ".github/workflows/agenteval-accept.yml"
 # Folders never searched: virtualenvs, caches, installed packages, VCS data.
-_SKIPPED = {"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"}
+_SKIPPED = {"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist", "target", "vendor"}
 _MAX_DEPTH = 6
 _AGENT_DEFINITION = re.compile(r"^\s*(root_agent\s*[:=]|app\s*[:=]\s*App\(|(async\s+)?def\s+get_agent_async\b)", re.M)
 _EVAL_SUFFIXES = (".evalset.json", ".test.json")
@@ -58,6 +66,7 @@ class InitSettings:
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # for the first run's judge
     style: Style = PLAIN
     progress_bar: bool = False
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 # ---------------------------------------------------------------- the layout
@@ -67,23 +76,33 @@ class InitSettings:
 class Layout:
     root: Path
     agents: list[str] = field(default_factory=list)  # ADK agent folders, relative posix paths
+    served: list[ServedProject] = field(default_factory=list)  # ADK apps in other languages, served over HTTP
     eval_files: list[str] = field(default_factory=list)  # *.evalset.json and *.test.json
     legacy_files: list[str] = field(default_factory=list)  # the .test.json files in ADK's old list format
     configs: list[str] = field(default_factory=list)  # test_config.json / eval_config.json
-    install: str = ""
+    sources: list[str] = field(default_factory=list)  # source files (files/project_scan.py reads them)
     unreadable: list[str] = field(default_factory=list)  # folders that could not be searched, and why
 
-    def eval_sets_of(self, agent: str) -> list[str]:
+    @property
+    def owners(self) -> list[str]:
+        """The folders of the agents, those we import and those we serve."""
+        return [*self.agents, *(p.folder for p in self.served)]
+
+    def eval_sets_of(self, owner: str) -> list[str]:
         """Eval files inside the agent's folder and no deeper agent's; with one agent, every eval file."""
-        if len(self.agents) == 1:
+        if len(self.owners) == 1:
             return self.eval_files
-        return [f for f in self.eval_files if _owner(f, self.agents) == agent]
+        return [f for f in self.eval_files if _owner(f, self.owners) == owner]
 
 
-def _owner(path: str, agents: list[str]) -> str | None:
-    """The innermost agent folder holding the file."""
-    holders = [a for a in agents if path.startswith(a + "/")]
-    return max(holders, key=len) if holders else None
+def _inside(path: str, folder: str) -> bool:
+    return folder == "." or path.startswith(folder + "/")
+
+
+def _owner(path: str, folders: list[str]) -> str | None:
+    """The innermost of the folders holding the file."""
+    holders = [f for f in folders if _inside(path, f)]
+    return max(holders, key=lambda f: len(PurePosixPath(f).parts)) if holders else None
 
 
 def _walk(root: Path, unreadable: list[str]) -> Iterator[tuple[Path, list[str]]]:
@@ -134,23 +153,20 @@ def _is_legacy(path: Path) -> bool:
 
 
 def install_command(root: Path) -> str:
-    """How CI installs the agent's dependencies, from what the project already has."""
-    if (root / "uv.lock").is_file():
-        return ("pip install uv && uv export --frozen --no-hashes -o /tmp/agenteval-requirements.txt"
-                " && pip install -r /tmp/agenteval-requirements.txt")
-    if (root / "requirements.txt").is_file():
-        return "pip install -r requirements.txt"
-    if (root / "pyproject.toml").is_file():
-        return "pip install -e ."
-    return ""
+    """How CI installs the agent's dependencies, from what the project already has (untried)."""
+    lines = install_lines(root)
+    return lines[0].command if lines else ""
 
 
 def detect(root: Path) -> Layout:
-    layout = Layout(root, install=install_command(root))
+    layout = Layout(root)
+    manifests: list[tuple[PurePosixPath, list[str]]] = []
     for folder, files in _walk(root, layout.unreadable):
         posix = PurePosixPath(*folder.parts)
         if folder.parts and _defines_agent(root / folder, files):
             layout.agents.append(str(posix))
+        if any(name in files for name in MANIFESTS):
+            manifests.append((posix, files))
         for name in files:
             rel = str(posix / name)
             if name.endswith(_EVAL_SUFFIXES):
@@ -159,7 +175,28 @@ def detect(root: Path) -> Layout:
                     layout.legacy_files.append(rel)
             elif name in CONFIG_NAMES:
                 layout.configs.append(rel)
+            elif name.endswith(SOURCE_SUFFIXES):
+                layout.sources.append(rel)
+    layout.served = _served(layout, manifests)
+    pin = pinned_elsewhere(root) if layout.agents else None
+    if pin:  # the action would refuse to install it beside its own google-adk: serve it instead
+        layout.served += [python_served(agent, pin, install_command(root), port=8000 + n) for n, agent in enumerate(layout.agents)]
+        layout.agents = []
     return layout
+
+
+def _served(layout: Layout, manifests: list[tuple[PurePosixPath, list[str]]]) -> list[ServedProject]:
+    """The ADK apps in other languages, the innermost of nested ones (a Maven module, not its parent),
+    none inside a Python agent's folder."""
+    found = []
+    for folder, files in manifests:
+        where = str(folder)
+        if any(_inside(where, agent) for agent in layout.agents):
+            continue
+        project = served_project(layout.root, folder, files, [s for s in layout.sources if _inside(s, where)])
+        if project is not None:
+            found.append(project)
+    return [p for p in found if not any(q is not p and q.folder != p.folder and _inside(q.folder, p.folder) for q in found)]
 
 
 # ---------------------------------------------------------------- agenteval.yaml
@@ -203,23 +240,26 @@ def suite_names(agents: list[str]) -> dict[str, str]:
 
 def project_data(layout: Layout) -> dict[str, Any]:
     """What agenteval.yaml holds for this layout, as data (rendered and checked separately)."""
-    if not layout.agents:
-        raise UsageError(f"no ADK agent folder under {printable(layout.root)} (a folder with __init__.py and an agent.py "
-                         "defining root_agent); write agenteval.yaml by hand, see docs/config.md")
+    if not layout.owners:
+        raise UsageError(f"no ADK agent under {printable(layout.root)}: no agent folder (a folder with __init__.py and an "
+                         "agent.py defining root_agent), and no ADK app in Java (pom.xml or build.gradle with com.google.adk), "
+                         "Go (go.mod with google.golang.org/adk) or TypeScript (package.json with @google/adk); "
+                         "write agenteval.yaml by hand, see docs/config.md and docs/agents.md")
     if not layout.eval_files:
         raise UsageError(f"no eval sets (*.evalset.json or *.test.json) under {printable(layout.root)}; "
                          "record some with `adk web` or write them by hand, then run `agenteval init` again")
     config = _shared_config(layout)
-    names = suite_names(layout.agents)
+    names = suite_names(layout.owners)
+    agents: dict[str, Any] = {**{a: a for a in layout.agents}, **{p.folder: p.agent() for p in layout.served}}
     suites = []
-    for agent in layout.agents:
-        eval_sets = layout.eval_sets_of(agent)
+    for owner, agent in agents.items():
+        eval_sets = layout.eval_sets_of(owner)
         if eval_sets:
-            _refuse_unwritable([agent, *eval_sets, *([config] if config else [])])
-            suites.append({"name": names[agent], "agent": agent, "eval_sets": _globs(eval_sets),
+            _refuse_unwritable([owner, *eval_sets, *([config] if config else [])])
+            suites.append({"name": names[owner], "agent": agent, "eval_sets": _globs(eval_sets),
                            **({"eval_config": config} if config else {})})
     if not suites:
-        raise UsageError("found agents (" + ", ".join(map(printable, layout.agents)) + ") and eval sets, but no eval set inside "
+        raise UsageError("found agents (" + ", ".join(map(printable, layout.owners)) + ") and eval sets, but no eval set inside "
                          "an agent's folder; with several agents, say which eval sets each runs in agenteval.yaml (docs/config.md)")
     return {"baseline": DEFAULT_BASELINE, "suites": suites}
 
@@ -250,31 +290,90 @@ def render_yaml(data: dict[str, Any]) -> str:
     raise UsageError(f"cannot write {DEFAULT_PROJECT_FILE} so that it reads back as written: {data!r:.300}")
 
 
-def checked_project_yaml(layout: Layout) -> str:
-    """agenteval.yaml's text, proven to load as `run` loads it (eval sets, configs, rules)."""
+def checked_project_yaml(layout: Layout) -> tuple[str, Project]:
+    """agenteval.yaml's text, proven to load as `run` loads it (eval sets, configs, rules), and
+    the project it loads as."""
     from ..files.project import resolve_project, validated_config
 
     text = render_yaml(project_data(layout))
     name = printable(layout.root / DEFAULT_PROJECT_FILE)
     try:
-        resolve_project(name, validated_config(name, parse_yaml(name, text), layout.root), layout.root)
+        project = resolve_project(name, validated_config(name, parse_yaml(name, text), layout.root), layout.root)
     except InputError as exc:
         raise UsageError(f"not writing {DEFAULT_PROJECT_FILE}: it would name files that do not load; fix them, then run "
                          f"`agenteval init` again:\n{exc}") from None
-    return text
+    return text, project
 
 
-def _yaml_scalar(value: str) -> str:
-    plain = value and not re.search(r"(: | #|^[\s\"'&*!|>%@`{\[-])", value)
-    return value if plain else json.dumps(value)
+# ---------------------------------------------------------------- the keys
 
 
-def workflow(name: str, config: str, install: str) -> str:
-    """A workflow from the templates docs/workflows/pr-gate.yml and accept.yml are copies of."""
-    text = resources.files("agenteval_ci").joinpath("workflow_templates", name).read_text(encoding="utf-8")
-    cache_dir = str(PurePosixPath(config).parent / JudgeSettings().cache_dir).removeprefix("./")
-    rendered = Template(text).substitute(action=ACTION, config=config, install=_yaml_scalar(install), cache_dir=cache_dir)
-    return rendered if install else rendered.replace("          install: \"\"\n", "")
+def judge_models(project: Project | None) -> dict[str, str]:
+    """The models the judged metrics (and a simulated user) ask: model -> the eval config naming it."""
+    found: dict[str, str] = {}
+    for suite in project.suites if project else []:
+        for eval_set in suite.eval_sets:
+            config = eval_set.config
+            where = config.path or "ADK's default criteria"
+            for metric in (m for m in config.metrics if m.spec.judged):
+                options = getattr(metric.criterion, "judge_model_options", None)
+                found.setdefault(options.judge_model if options else ADK_DEFAULT_MODEL, f"{metric.name}, {where}")
+            if any(case.conversation_scenario for case in eval_set.cases()):
+                simulator = config.config.user_simulator_config
+                found.setdefault(simulator.model if simulator else ADK_DEFAULT_MODEL, f"the simulated user, {where}")
+    return found
+
+
+def evidence_of(layout: Layout, project: Project | None, environ: Mapping[str, str]) -> Evidence:
+    """What the agents' sources and .env files, and the project's eval configs, say about models and keys."""
+    folders = layout.owners
+    sources = [s for s in layout.sources
+               if any(_inside(s, f) for f in folders) or (layout.agents and "/" not in s and s.endswith(".py"))]
+    facts = scan_sources(layout.root, sources)
+    values, files = read_dotenv(layout.root, [".", *folders])
+    models = {**facts.models, **{v: files[k] for k, v in values.items() if looks_like_model(v) and v not in facts.models}}
+    return Evidence(agent_models=models, judge_models=judge_models(project), read=facts.read, assigned=facts.assigned,
+                    dotenv=values, dotenv_files=files, environ=environ)
+
+
+def keys_text(credentials: Credentials, environ: Mapping[str, str]) -> list[str]:
+    """The next steps' lines: every secret and variable, why, and which are not set here."""
+    if not credentials.needs and not credentials.google_cloud:
+        return ["nothing: no model key found"]
+    width = max((len(n.variable.name) for n in credentials.needs), default=0)
+    lines = []
+    for need in credentials.needs:
+        variable = need.variable
+        if variable.value is not None:  # nothing to add: the workflow says it
+            lines.append(f'set by  {variable.name:<{width}}  the workflow, to "{variable.value}": {need.why}')
+        else:
+            lines.append(f"{'secret  ' if variable.secret else 'variable'} {variable.name:<{width}}  {need.why}")
+    if credentials.google_cloud:
+        lines.append(f"secret   {GCP_CREDENTIALS:<{width}}  a Google Cloud service account key for Vertex AI "
+                     "(google-github-actions/auth signs in with it; see docs/judge.md)")
+    missing = credentials.unset(environ)
+    if missing:
+        lines.append(f"not set on this machine: {', '.join(missing)} (`agenteval run` here needs them too)")
+    return lines
+
+
+# ---------------------------------------------------------------- the install line
+
+
+def plan_install(layout: Layout, environ: Mapping[str, str], try_it: bool) -> InstallPlan:
+    """The line for the workflows; tried, and replaced by one that works when it fails."""
+    if not layout.agents:
+        return InstallPlan("")  # served agents install with their own toolchain
+    lines = install_lines(layout.root)
+    if not lines or not try_it:
+        return InstallPlan(lines[0].command if lines else "")
+    say(f"install: trying `{lines[0].command}` ({lines[0].source}) in a throwaway environment (pip --dry-run) ...")
+    chosen, tried = choose(layout.root, environ)
+    for result in tried:
+        say(f"install: {tried_text(result)}")
+    assert chosen is not None
+    return InstallPlan(chosen.command, tuple(tried))
+
 
 
 # ---------------------------------------------------------------- writing
@@ -304,23 +403,23 @@ class Writer:
         data = text.encode("utf-8")
         old = read_bytes(path) if os.path.lexists(path) else None
         if old == data:
-            print(f"unchanged {rel}")
+            say(f"unchanged {rel}")
             return
         if old is not None and not self.force:
-            print(f"kept      {rel} (it exists; --force replaces it)")
+            say(f"kept      {rel} (it exists; --force replaces it)")
             return
         write_atomic(path, data)
         self.written.append(rel)
-        print(f"wrote     {rel}")
+        say(f"wrote     {rel}")
 
-    def ignore(self, line: str) -> None:
+    def ignore(self, line: str, what: str) -> None:
         """Add a line to .gitignore unless it is there; the file's bytes are kept as they are
         (any encoding, its own line endings) and only appended to."""
         path = self.root / ".gitignore"
         old = read_bytes(path) if os.path.lexists(path) else None
         entry = line.encode("utf-8")
         if old and entry in (existing.strip() for existing in old.splitlines()):
-            print(f"unchanged .gitignore (already ignores {line})")
+            say(f"unchanged .gitignore (already ignores {line})")
             return
         newline = b"\r\n" if old and b"\r\n" in old else b"\n"
         if old is None:
@@ -328,7 +427,7 @@ class Writer:
         else:
             _append(path, (b"" if not old or old.endswith(b"\n") else newline) + entry + newline)
         self.written.append(".gitignore")
-        print(f"wrote     .gitignore (ignores {line}, what `agenteval run` writes)")
+        say(f"wrote     .gitignore (ignores {line}: {what})")
 
 
 def action_note() -> str:
@@ -352,8 +451,8 @@ def _append(path: Path, data: bytes) -> None:
         raise UsageError(f"{printable(path)}: cannot append to it: {path_problem(exc)}") from None
 
 
-def _first_baseline(root: Path, settings: InitSettings) -> None:
-    """Run the suites for a new baseline and accept the results, as a user would type it."""
+def _first_baseline(root: Path, settings: InitSettings) -> bool:
+    """Run the suites and accept the results, as a user would type it; False when no baseline was written."""
     from .accept import AcceptSettings, accept
     from .run import RunSettings, run
 
@@ -361,37 +460,64 @@ def _first_baseline(root: Path, settings: InitSettings) -> None:
     print(f"\nrunning the suites for a first baseline (every case {FIRST_BASELINE_RUNS} times, to tell flaky cases from "
           f"deterministic ones; docs/baseline.md): agenteval run --config {config} --new-baseline", flush=True)
     check_arguments([config])  # as `agenteval run --config CONFIG --new-baseline` would
-    first = RunSettings(config=config, new_baseline=True, output=Output(style=settings.style),
-                        progress_bar=settings.progress_bar, environ=settings.environ)
-    code = run(first).exit_code
+    first = RunSettings(config=config, new_baseline=True, output=Output(style=settings.style, quiet=settings.verbosity.quiet),
+                        progress_bar=settings.progress_bar, environ=settings.environ, verbosity=settings.verbosity)
     try:
-        accept(AcceptSettings(config=config))
-    except AgentevalError as exc:
+        code = run(first).exit_code
+        accept(AcceptSettings(config=config, verbosity=settings.verbosity))
+    except AgentevalError as exc:  # the agent would not load, a run or a judge lacked a key: say so, then the next steps
         print(f"\nno baseline written: {exc}\nfix that, then: agenteval run --new-baseline && agenteval accept")
-        return
+        return False
     if code != EXIT_PASSED:
         print("some cases are below their thresholds today; the baseline keeps them as they are, and the gate "
               "fails a PR when a case gets worse or newly falls below its threshold")
+    return True
 
 
 def _cd(root: Path) -> str:
     return "" if root.resolve() == Path.cwd().resolve() else f"cd {shlex.quote(root.as_posix())} && "
 
 
-def next_steps(layout: Layout, files: list[str]) -> str:
+@dataclass(frozen=True)
+class Findings:
+    """What init found and chose, for its next steps."""
+
+    credentials: Credentials
+    install: InstallPlan
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+def next_steps(layout: Layout, files: list[str], findings: Findings) -> str:
     files = [f for f in files if (layout.root / f).exists()]
     legacy = ""
     if layout.legacy_files:
         legacy = (f"\n{len(layout.legacy_files)} eval file(s) use ADK's legacy .test.json format ({', '.join(layout.legacy_files[:3])}"
                   f"{', ...' if len(layout.legacy_files) > 3 else ''}): `agenteval convert` turns them into EvalSets, "
                   "with the initial session they need, and updates agenteval.yaml and the baseline to match.\n")
+    steps = [f"commit:  {_cd(layout.root)}git add {' '.join(files)} && git commit -m \"Gate the agent with agenteval\"",
+             "secrets: under Settings > Secrets and variables > Actions, add\n" + _indented(keys_text(findings.credentials, findings.environ))]
+    install = install_text(findings.install, GATE_WORKFLOW)
+    if install:
+        steps.append(f"install: {install}")
+    for project in layout.served:
+        cwd = project.folder if project.cwd is None else project.cwd
+        where = f" (in {cwd})" if cwd != "." else ""
+        app = (f"its app name: {project.app_name} (`app_name:` in agenteval.yaml)" if project.app_name else
+               "its app name: the cases' session_input.app_name, else set `app_name:` in agenteval.yaml "
+               f"(GET {project.url}/list-apps names them)")
+        checks = [f"the start command `{project.start}`{where} serves ADK's API at {project.url}", app, *project.checks]
+        steps.append(f"check:   {project.sdk} ({project.manifest}):\n" + _indented(checks))
+    steps.append('require: Settings > Branches > add a branch protection rule (or a ruleset) for main >\n'
+                 '              "Require status checks to pass" > add the check "agenteval"')
+    numbered = "\n".join(f"  {n}. {step}" for n, step in enumerate(steps, 1))
     return f"""{legacy}
 next steps:
-  1. commit:  {_cd(layout.root)}git add {' '.join(files)} && git commit -m "Gate the agent with agenteval"
-  2. secret:  add GOOGLE_API_KEY under Settings > Secrets and variables > Actions (the agent and the judges use it)
-  3. require: Settings > Branches > add a branch protection rule (or a ruleset) for main >
-              "Require status checks to pass" > add the check "agenteval"
+{numbered}
   then every PR gets a comment and the check; a maintainer comments `/agenteval accept` to take intended changes."""
+
+
+def _indented(lines: list[str]) -> str:
+    return "\n".join(f"       - {line}" for line in lines)
 
 
 def _shadows_a_module(agent: str, root: Path) -> bool:
@@ -418,49 +544,78 @@ def _project_root(folder: str) -> Path:
     return root
 
 
-def _kept_config_loads(root: Path) -> None:
+def _kept_config_loads(root: Path) -> Project:
     """An agenteval.yaml init keeps must load, or the gate it sets up cannot run."""
     from ..files.project import load_project
 
     try:
-        load_project(root / DEFAULT_PROJECT_FILE)
+        return load_project(root / DEFAULT_PROJECT_FILE)
     except InputError as exc:
         raise UsageError(f"{DEFAULT_PROJECT_FILE} exists and does not load; fix it, or replace it with "
                          f"`agenteval init --force`:\n{exc}") from None
 
 
+JUDGE_CACHE = str(PurePosixPath(JudgeSettings().cache_dir))
+WHAT_RUNS_WRITE = {
+    DEFAULT_RESULTS: "what `agenteval run` writes",
+    LOG_FILE.as_posix(): "the agent's log",
+    JUDGE_CACHE: "the judge cache, kept between CI runs by actions/cache; commit it instead for offline PR runs (docs/judge.md)",
+}
+
+
+def _found_line(layout: Layout) -> str:
+    served = "".join(f", {p.sdk} in {printable(p.folder)}" for p in layout.served)
+    return (f"found: {len(layout.agents)} ADK agent(s) ({', '.join(map(printable, layout.agents)) or 'none'}){served}, "
+            f"{len(layout.eval_files)} eval file(s), {len(layout.configs)} eval config(s)")
+
+
+def _gate_workflow(layout: Layout, findings: Findings) -> str:
+    if layout.served:
+        return served_workflow(DEFAULT_PROJECT_FILE, findings.install.command, findings.credentials, layout.served)
+    return workflow("gate.yml", DEFAULT_PROJECT_FILE, findings.install.command, findings.credentials)
+
+
+@applies_verbosity
 def init(settings: InitSettings) -> Done:
     root = _project_root(settings.folder)
     layout = detect(root)
-    print(f"found: {len(layout.agents)} ADK agent(s) ({', '.join(map(printable, layout.agents)) or 'none'}), "
-          f"{len(layout.eval_files)} eval file(s), {len(layout.configs)} eval config(s); "
-          f"install: {layout.install or 'nothing (no requirements.txt, pyproject.toml or uv.lock)'}")
+    say(_found_line(layout))
     for folder in layout.unreadable:
-        print(f"skipped   {folder}")
+        say(f"skipped   {folder}")
     for agent in layout.agents:
         if _shadows_a_module(agent, root):
-            print(f"note:     the agent folder {printable(agent)} has the name of an installed module; its absolute imports "
-                  "of itself may not work, and `python -m` from this folder imports the folder instead of the module")
+            say(f"note:     the agent folder {printable(agent)} has the name of an installed module; its absolute imports "
+                "of itself may not work, and `python -m` from this folder imports the folder instead of the module")
     writer = Writer(root, settings.force)
     for rel in (DEFAULT_PROJECT_FILE, GATE_WORKFLOW, ACCEPT_WORKFLOW, ".gitignore", DEFAULT_RESULTS, DEFAULT_BASELINE):
         writer.check(rel)
     keep_config = os.path.lexists(root / DEFAULT_PROJECT_FILE) and not settings.force
     if keep_config:
-        _kept_config_loads(root)
-        print(f"kept      {DEFAULT_PROJECT_FILE} (it exists; --force replaces it)")
+        project = _kept_config_loads(root)
+        say(f"kept      {DEFAULT_PROJECT_FILE} (it exists; --force replaces it)")
     else:
-        writer.write(DEFAULT_PROJECT_FILE, checked_project_yaml(layout))
-    writer.write(GATE_WORKFLOW, workflow("gate.yml", DEFAULT_PROJECT_FILE, layout.install))
-    writer.write(ACCEPT_WORKFLOW, workflow("accept.yml", DEFAULT_PROJECT_FILE, layout.install))
-    for generated in (DEFAULT_RESULTS, LOG_FILE.as_posix()):
-        writer.ignore(f"/{generated}")
+        text, project = checked_project_yaml(layout)
+    credentials = credentials_for(evidence_of(layout, project, settings.environ))
+    findings = Findings(credentials, plan_install(layout, settings.environ, settings.run), settings.environ)
+    if not keep_config:
+        writer.write(DEFAULT_PROJECT_FILE, text)
+    writer.write(GATE_WORKFLOW, _gate_workflow(layout, findings))
+    writer.write(ACCEPT_WORKFLOW, workflow("accept.yml", DEFAULT_PROJECT_FILE, ""))
+    for generated, what in WHAT_RUNS_WRITE.items():
+        writer.ignore(f"/{generated}" + ("/" if generated == JUDGE_CACHE else ""), what)
+    if any(p.toolchain == "python" for p in layout.served):
+        writer.ignore(f"/{AGENT_VENV}/", "the agent's own virtualenv")
+    missing = credentials.unset(settings.environ)
     if not settings.run:
         print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")
     elif (root / DEFAULT_BASELINE).is_file() and not settings.force:
-        print(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
+        say(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:
+        if missing:
+            print(f"\nnot set here: {', '.join(missing)}; the first run may fail without them (next steps say why each is needed)")
         _first_baseline(root, settings)
     if {GATE_WORKFLOW, ACCEPT_WORKFLOW} & set(writer.written):
         print(f"\n{action_note()}")
-    print(next_steps(layout, [DEFAULT_PROJECT_FILE, ".gitignore", GATE_WORKFLOW, ACCEPT_WORKFLOW, DEFAULT_BASELINE]))
+    recorded = outputs_path(DEFAULT_BASELINE).as_posix()  # the baseline's recorded outputs: what a changed judge re-judges
+    print(next_steps(layout, [DEFAULT_PROJECT_FILE, ".gitignore", GATE_WORKFLOW, ACCEPT_WORKFLOW, DEFAULT_BASELINE, recorded], findings))
     return Done(EXIT_PASSED)

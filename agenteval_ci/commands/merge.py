@@ -8,13 +8,14 @@ from ..core.digest import ResultsDigest
 from ..core.shards import plan_merge
 from ..errors import EXIT_PASSED
 from ..files.results import ResultsFile, results_file, utc_timestamp
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 
 
 @dataclass(frozen=True)
 class MergeSettings:
     results: tuple[str, ...]  # one file per shard
     json: str  # the merged file ('-' for stdout)
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,7 @@ class Merged(Done):
     shards: list[ResultsDigest]
 
 
+@applies_verbosity
 def merge_shards(settings: MergeSettings) -> Merged:
     """Each shard is read for its cases' digests, then each case's line is copied as it is into
     the merged file, in the merged order: memory holds digests, never the shards' cases."""

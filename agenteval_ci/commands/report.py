@@ -15,7 +15,7 @@ from ..files.results import ResultsFile
 from ..files.writing import write_pieces
 from ..report import comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
 from ..schema.settings import GateSettings
-from ._common import Done
+from ._common import Done, Verbosity, applies_verbosity
 
 FORMATS = ("md", "summary", "html", "junit", "json")
 
@@ -28,8 +28,10 @@ class ReportSettings:
     config: str | None = None
     baseline: str | None = None
     gate: GateSettings = field(default_factory=GateSettings.model_construct)  # overrides: only the settings given
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
+@applies_verbosity
 def report(settings: ReportSettings) -> Done:
     results = ResultsFile(settings.results).digest()
     project = project_settings(settings.config)

@@ -10,14 +10,14 @@ gated score not evaluated is no pass (AGENT_DIR may also be a Python callable, `
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
-from ..agents.logs import DEFAULT_CONSOLE_LEVEL, LOG_FILE, AgentLogs
+from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.baseline import load_baseline
-from ..core.digest import ResultsDigest, ScoredResults
+from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
 from ..core.gate import Comparison, unevidenced
 from ..core.settings import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
@@ -25,12 +25,13 @@ from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.project import EvalSetToRun, Project, Suite, load_project, select_cases
+from ..runner.rejudge import metrics_by_eval_set, with_rejudged
 from ..runner.suites import NO_KEY_HINT, run_suites
-from ..schema import ShardInfo, Status
+from ..schema import Results, ShardInfo, Status
 from ..schema.baseline import Baseline
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
-from ._common import Done, Output, SavedResults, print_table, print_warnings, saved_results
+from ._common import Done, Output, SavedResults, Verbosity, applies_verbosity, print_table, print_warnings, saved_results
 from .compare import compare_and_report, print_verdict
 
 
@@ -49,9 +50,9 @@ class RunSettings:
     new_baseline: bool = False  # run for a new baseline, ignoring any there is, and write the results ungated
     md: str | None = None  # the PR comment ('-' for stdout)
     output: Output = Output()  # output.json default: the project's .agenteval/results.json
-    log_level: str | None = None  # the agent's log on the terminal (default WARNING, ERROR when quiet)
     progress_bar: bool = False
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
+    verbosity: Verbosity = Verbosity()  # -q, --log-level: also the agent's log on the terminal
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Ran(Done):
     comparison: Comparison | None = None
 
 
+@applies_verbosity
 def run(settings: RunSettings) -> Ran:
     if settings.new_baseline and settings.num_runs is not None:
         raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
@@ -71,13 +73,15 @@ def run(settings: RunSettings) -> Ran:
     print_warnings(project.warnings)
     # The judge cache, like every path in agenteval.yaml, is relative to the file's folder.
     judge = project.config.judge
-    judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
+    judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir),
+                                     "prices": {**project.config.prices, **judge.prices}})
     suites = chosen(project.suites, settings)
     gate = resolve_gate(project.config.gate, settings.gate)
     baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)
     output = replace(settings.output, json=settings.output.json or str(default_results(project.path)))  # so `agenteval accept` finds it
     with saved_results(output.json) as saved:
-        results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate)
+        results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate,
+                       finish=lambda header: _rejudge_changed(header, saved.digests, suites, judge, project, settings))
         if not settings.compare or settings.new_baseline:
             print_table(results, output, whole=saved.whole())
             explain_failed_runs(results)
@@ -117,21 +121,25 @@ def chosen(suites: list[Suite], settings: RunSettings) -> list[Suite]:
 def _run(
     suites: list[Suite], judge: JudgeSettings | None, settings: RunSettings, project_dir: Path, saved: SavedResults,
     load_warnings: list[Problem], baseline: Baseline | None = None, gate: GateSettings | None = None,
+    finish: Callable[[Results], Results] | None = None,
 ) -> ResultsDigest:
     """Run with the agent's own logging kept below our output; say where its quieter records went.
-    Each case goes to the results file as it is scored; what comes back are their digests."""
+    Each case goes to the results file as it is scored; what comes back are their digests.
+    `finish`: what completes the fields written after the cases, once every case is scored."""
     quiet = settings.output.quiet
-    logs = AgentLogs(settings.log_level or ("ERROR" if quiet else DEFAULT_CONSOLE_LEVEL), project_dir / LOG_FILE)
+    logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
     header = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
                         environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline, emit=saved.add)
     notice = logs.notice()
-    if notice:
+    if notice and settings.verbosity.shows("WARNING"):
         print(notice, file=sys.stderr)
     # A big eval set is read as its cases run: the warnings its cases hold come only now.
     found = list(dict.fromkeys(w for suite in suites for w in suite.warnings))
     print_warnings(w for w in found if w not in load_warnings)
     if settings.cases:
         header = header.model_copy(update={"case_filter": list(settings.cases)})
+    if finish is not None:
+        header = finish(header)
     return saved.close(header, found)
 
 
@@ -157,6 +165,21 @@ def _adaptive_baseline(suites: list[Suite], project: Project, settings: RunSetti
         return None
     target = project.settings.baseline_target(settings.baseline)
     return load_baseline(target.path, required=target.required)
+
+
+def _rejudge_changed(header: Results, cases: Sequence[CaseDigest], suites: list[Suite], judge: JudgeSettings, project: Project,
+                     settings: RunSettings) -> Results:
+    """Where a metric's judge differs from the baseline's, the baseline's recorded outputs judged
+    again with this run's judge, into the results (`header`: the fields written after the cases,
+    which are their digests here): compare, even a later publish step, then compares like with
+    like (docs/judge.md, "A changed judge"). Also under --no-gate."""
+    target = project.settings.baseline_target(settings.baseline)
+    try:
+        baseline = load_baseline(target.path, required=target.required)
+    except AgentevalError:  # the gate says what is wrong with it, after the results are saved
+        return header
+    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
+    return with_rejudged(header, cases, baseline, target.path, metrics, judge, settings.environ)
 
 
 def _gate(results: ResultsDigest, saved: SavedResults, project: Project, gate: GateSettings, settings: RunSettings) -> Ran:

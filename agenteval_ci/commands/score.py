@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ..agents.recorded import RecordedRuns, open_actuals
 from ..core.digest import ScoredResults
 from ..core.metrics import ConfiguredMetric
+from ..core.prices import priced
 from ..core.results import with_judge_usage
 from ..core.scoring import CaseToScore, score_each
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
@@ -19,7 +20,7 @@ from ..files.results import new_results
 from ..report.table import Table
 from ..schema import CaseResult, RunRecord, RunStats, ToolArgsCriterion
 from ..schema.settings import JudgeSettings
-from ._common import Done, Output, collector_paused, print_warnings, saved_results
+from ._common import Done, Output, Verbosity, applies_verbosity, collector_paused, print_warnings, saved_results
 
 if TYPE_CHECKING:
     from ..judge import Judge
@@ -34,6 +35,7 @@ class ScoreSettings:
     judge: JudgeSettings = field(default_factory=JudgeSettings)
     output: Output = Output()
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ def _judge_for(metrics: list[ConfiguredMetric], settings: ScoreSettings) -> Judg
     return make_judge(settings.judge, settings.environ)
 
 
+@applies_verbosity
 def score(settings: ScoreSettings) -> Scored:
     with collector_paused():  # nothing here runs agent code; our records hold no cycles
         return _score(settings)
@@ -71,7 +74,7 @@ def _score(settings: ScoreSettings) -> Scored:
     recorded = Recorded(actuals)
     table = Table(settings.output.style, settings.output.detailed) if _shows_table(settings.output) else None
     items = (
-        CaseToScore(case, runs, config.metrics, eval_set.eval_set_id, eval_set.path, settings.suite)
+        CaseToScore(case, [priced(run, settings.judge.prices) for run in runs], config.metrics, eval_set.eval_set_id, eval_set.path, settings.suite)
         for case in eval_set.cases()
         if (runs := recorded.runs(case.eval_id)) is not None
     )
@@ -89,7 +92,7 @@ def _score(settings: ScoreSettings) -> Scored:
         header = new_results([], num_runs=recorded.most_runs, stats=stats, suites=[settings.suite] if saved.digests else None)
         results = saved.close(header, [*eval_set.warnings, *config.warnings])
     if table is not None:
-        print("\n".join(table.footer(results.stats, None)))
+        print("\n".join(table.footer(results)))
     return Scored(EXIT_PASSED if results.passed else EXIT_FAILED, results)
 
 

@@ -5,7 +5,8 @@ test_config.json, eval_config.json and *.session.json. A file is told apart by w
 an object with a config's keys (`criteria`, ...) is an eval config whatever its name; a
 .yaml/.yml file is a project file. What `run` would reject without running the agent is
 reported: a project's suites are resolved as `run` resolves them (globs, eval sets, configs,
-argument rules against the expected tools, thresholds) and each suite's agent must exist; an
+argument rules against the expected tools, thresholds) and each suite's agent must exist (for
+an agent served over HTTP: its config, agents.remote_agent_problems); an
 eval config's argument rules are checked against the eval sets that use it. The project file
 governing a file named (the nearest agenteval.yaml above it) is checked too, so an edit to
 an eval set that breaks a rule in agenteval.yaml fails the hook. Exit 0 when everything is
@@ -14,7 +15,8 @@ valid, 1 when a file has a problem.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
@@ -23,7 +25,7 @@ from ..files.eval_configs import config_rule_problems, load_eval_config
 from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set
 from ..files.readers import printable, read_json
 from ..schema.project import DEFAULT_PROJECT_FILE
-from ._common import Done, files_in, print_warnings
+from ._common import Done, Verbosity, applies_verbosity, files_in, print_warnings, say
 from .convert import read_session
 
 _EVAL_SET_PATTERNS = ("*.test.json", "*.evalset.json")
@@ -34,12 +36,14 @@ _PROJECT_SUFFIXES = (".yaml", ".yml")
 @dataclass(frozen=True)
 class ValidateSettings:
     paths: tuple[str, ...]  # files or folders
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # what a served agent's ${VAR}s and `start` need
+    verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
-def check_file(path: Path) -> str:
+def check_file(path: Path, environ: Mapping[str, str] | None = None) -> str:
     """A one-line description of a valid file; raises AgentevalError for an invalid one."""
     if path.name.endswith(_PROJECT_SUFFIXES):
-        return _check_project(path)
+        return _check_project(path, environ or {})
     if path.name.endswith(".session.json"):
         return _check_session(path)
     data = read_json(path)
@@ -51,9 +55,10 @@ def check_file(path: Path) -> str:
     return f"{kind}, {len(loaded.eval_set.eval_cases)} case(s)"
 
 
-def _check_project(path: Path) -> str:
-    """agenteval.yaml resolved as `run` resolves it, and every suite's agent found (not run)."""
-    from ..agents import agent_problem
+def _check_project(path: Path, environ: Mapping[str, str]) -> str:
+    """agenteval.yaml resolved as `run` resolves it, and every suite's agent found (not run): a
+    folder, file or module for an agent we import; for one served over HTTP, its config."""
+    from ..agents import agent_problem, remote_agent_problems
     from ..files.project import load_project
 
     project = load_project(path)
@@ -62,14 +67,19 @@ def _check_project(path: Path) -> str:
     print_warnings(dict.fromkeys(w for suite in project.suites for w in suite.warnings))
     problems = []
     for i, suite in enumerate(project.suites):
+        at = f"$.suites[{i}].agent"
         if not isinstance(suite.agent, str):
-            continue  # served over HTTP: nothing to find here (`run` starts and checks it)
+            suite_cases = [case for eval_set in suite.eval_sets for case in eval_set.cases()]
+            found, warnings = remote_agent_problems(suite.agent, suite.base_dir, suite_cases, environ)
+            problems += [Problem(project.path, at, problem) for problem in found]
+            print_warnings(Problem(project.path, at, warning) for warning in warnings)
+            continue
         try:
             problem = agent_problem(suite.agent, suite.base_dir)
         except (OSError, ValueError) as exc:
             problem = f"cannot look for it: {exc}"
         if problem:
-            problems.append(Problem(project.path, f"$.suites[{i}].agent", problem))
+            problems.append(Problem(project.path, at, problem))
     if problems:
         raise InputError(problems)
     return f"project, {len(project.suites)} suite(s), {len(eval_sets)} eval set file(s), {cases} case(s)"
@@ -116,6 +126,7 @@ def _with_governing_projects(files: list[Path]) -> list[tuple[Path, str]]:
     return checked
 
 
+@applies_verbosity
 def validate(settings: ValidateSettings) -> Done:
     named = files_in(settings.paths, _PATTERNS)
     if not named:
@@ -125,7 +136,7 @@ def validate(settings: ValidateSettings) -> Done:
     for path, why in checked:
         shown = printable(path.as_posix())
         try:
-            print(f"ok      {shown}{why} ({check_file(path)})")
+            say(f"ok      {shown}{why} ({check_file(path, settings.environ)})")
         except AgentevalError as exc:
             invalid += 1
             print(f"INVALID {shown}{why}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))

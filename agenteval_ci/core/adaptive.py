@@ -13,6 +13,7 @@ from ..schema.baseline import Baseline
 from ..schema.project import AdaptiveRuns
 from ..schema.settings import GateSettings
 from .baseline import planned_runs
+from .budgets import budget_reruns
 from .gate import Pair, metric_pairs, sequential_evidence
 from .sequential import CaseEvidence, Counts, MetricEvidence, chance_flaky, fit_prior
 
@@ -51,14 +52,14 @@ def _doubt(pair: Pair, evidence: MetricEvidence, case: CaseEvidence) -> str:
 
 def _metric_reruns(name: str, pairs: list[Pair], evidence: MetricEvidence) -> list[Rerun]:
     """The doubtful cases (the flips and the drops) and, while a drop on several cases is not
-    ruled out, a share of the others: those whose next run tells most."""
+    ruled out, a share of the others: those whose next run tells most about whether they dropped."""
     by_key = {p.case: p for p in pairs}
     doubtful = evidence.doubtful()
     found = [Rerun(c.counts.key, f"{name}: {_doubt(by_key[c.counts.key], evidence, c)}", _value(evidence, c)) for c in doubtful]
     if evidence.open:
         asked = {c.counts.key for c in doubtful}
         settled = [c for c in evidence.cases if c.counts.key not in asked]
-        telling = sorted(settled, key=lambda c: (-c.information, c.counts.key))[: math.ceil(BROAD * len(evidence.cases))]
+        telling = sorted(settled, key=lambda c: (-evidence.telling(c), c.counts.key))[: math.ceil(BROAD * len(evidence.cases))]
         found += [
             Rerun(c.counts.key, f"{name}: a drop on several cases is not ruled out yet, and its next run tells most ({_counts(by_key[c.counts.key])})",
                   _value(evidence, c))
@@ -87,6 +88,12 @@ def plan_round(results: Results, baseline: Baseline | None, settings: GateSettin
         for rerun in _metric_reruns(name, pairs[name], evidence):
             if rerun.key not in wanted or rerun.priority > wanted[rerun.key].priority:
                 wanted[rerun.key] = rerun
+    over, decided = budget_reruns(results, baseline, settings)  # gate.budgets: core/budgets.py
+    if decided:
+        return RoundPlan((), decided)
+    for extra in over:
+        if extra.key not in wanted or extra.priority > wanted[extra.key].priority:
+            wanted[extra.key] = Rerun(extra.key, extra.why, extra.priority)
     return RoundPlan(_ordered(results, wanted))
 
 

@@ -10,7 +10,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,8 +23,12 @@ from ..files.results import parse_versioned, parse_versioned_text
 from ..files.writing import write_pieces
 from ..schema import Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
-from .digest import CaseDigest, ScoredCase, ScoredMetric, ScoredResults, digest, metric_digest
+from ..schema.judge import JudgeFingerprint
+from .budgets import case_figures
+from .digest import CaseDigest, ScoredCase, ScoredMetric, ScoredResults, case_outputs, digest, metric_digest
+from .judge_fingerprint import judge_id
 from .metrics.base import adk_mean, status_for, unscored_evidence
+from .recorded_outputs import planned_runs as planned_runs  # its home: the recorded runs are the planned ones
 from .scoring import case_status
 from .selection import case_names
 
@@ -94,12 +98,6 @@ def rubric_pass_rates(metric: ScoredMetric) -> dict[str, float]:
             if verdict.score is not None:
                 scores.setdefault(verdict.rubric_id, []).append(verdict.score)
     return {rubric: adk_mean(values) for rubric, values in sorted(scores.items())}
-
-
-def planned_runs(case: ScoredCase) -> int:
-    """How many of the case's runs were planned before any outcome was seen (all, unless a
-    num_runs: auto round chose more)."""
-    return len(case.runs) if case.planned_runs is None else min(case.planned_runs, len(case.runs))
 
 
 def _planned_metric(metric: ScoredMetric, planned: int) -> ScoredMetric:
@@ -176,6 +174,7 @@ def baseline_metric(metric: ScoredMetric, planned: int, old: BaselineMetric | No
         rubrics=rubric_pass_rates(view),
         history=_history(old, _batch(metric, planned), accepted_from),
         accepted_from=accepted_from or None,
+        judge=judge_id(metric.judge) if metric.judge else None,
     )
 
 
@@ -204,10 +203,11 @@ def results_id(results: ScoredResults) -> str:
     return found.hexdigest()[:16]
 
 
-def baseline_case(case: ScoredCase, old: BaselineCase | None = None, accepted_from: str = "") -> BaselineCase:
-    """Gated metrics only: informational figures (latency, tokens) change on every run and
-    would turn each accept into a noisy diff of a file people review. `old`: the case in the
-    previous baseline; each metric of the same test and config carries its history on."""
+def baseline_case(case: ScoredCase, old: BaselineCase | None = None, accepted_from: str = "", figures: Sequence[str] = ()) -> BaselineCase:
+    """Gated metrics, and the `figures` the project budgets (each planned run's): other
+    informational figures (latency, tokens) change on every run and would turn each accept into
+    a noisy diff of a file people review. `old`: the case in the previous baseline; each metric
+    of the same test and config carries its history on."""
     same_test = old is not None and old.fingerprint == case.fingerprint
     planned = planned_runs(case)
     return BaselineCase(
@@ -218,6 +218,8 @@ def baseline_case(case: ScoredCase, old: BaselineCase | None = None, accepted_fr
             for name, m in case.metrics.items()
             if m.status != Status.INFORMATIONAL
         },
+        figures=case_figures(case, figures, planned),
+        outputs=case_outputs(case),  # the planned runs', as the scores
     )
 
 
@@ -231,14 +233,16 @@ def case_matches(case: ScoredCase, wanted: str) -> bool:
     return wanted in case_names(case.suite, case.eval_set_id, case.eval_id)
 
 
-def _merge_case(old: BaselineCase | None, case: ScoredCase, metrics: list[str] | None, accepted_from: str) -> BaselineCase:
-    """Only the named metrics change; a changed test (fingerprint) replaces the whole case,
-    because the other metrics' old scores no longer describe it."""
-    new = baseline_case(case, old, accepted_from)
+def _merge_case(old: BaselineCase | None, case: ScoredCase, metrics: list[str] | None, accepted_from: str, figures: Sequence[str]) -> BaselineCase:
+    """Only the named metrics change (the budgeted figures stay as they were); a changed test
+    (fingerprint) replaces the whole case, because the other metrics' old scores no longer
+    describe it."""
+    new = baseline_case(case, old, accepted_from, figures)
     if metrics is None or old is None or old.fingerprint != case.fingerprint:
         return new
     merged = dict(old.metrics)
-    merged.update({name: m for name, m in new.metrics.items() if name in metrics})
+    outputs = new.outputs if new.outputs != old.outputs else None  # these metrics' scores came from other runs
+    merged.update({name: m.model_copy(update={"outputs": outputs}) for name, m in new.metrics.items() if name in metrics})
     return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
 
 
@@ -283,11 +287,13 @@ def baseline_from_results(
     metrics: list[str] | None = None,
     *,
     commit: str | None = None,
+    figures: Sequence[str] = (),
 ) -> Baseline:
     """Accept `results` as the new baseline. With no filters the suites in the results are
     replaced (cases gone from them are dropped); other suites are kept. With `cases` and/or
     `metrics`, or from a `run -k` or one shard's file, only those change and everything else
-    stays as it was."""
+    stays as it was. `figures`: the budgeted figures (gate.budget_keys()) each case keeps per
+    planned run."""
     _check_filters(results, cases, metrics)
     partial = bool(cases or metrics or results.case_filter or results.shard)  # these files hold only some cases
     # The dicts are copied, not the cases: a case is replaced, never changed (a deep copy of a
@@ -301,7 +307,7 @@ def baseline_from_results(
         if cases and not any(case_matches(case, w) for w in cases):
             continue
         old = previous.case(case.suite, case.eval_set_id, case.eval_id) if previous else None
-        merged = _merge_case(old, case, metrics or None, accepted_from)
+        merged = _merge_case(old, case, metrics or None, accepted_from, figures)
         suites.setdefault(case.suite, {}).setdefault(case.eval_set_id, {})[case.eval_id] = merged
     provenance = Provenance(
         commit=commit or results.commit,
@@ -309,4 +315,25 @@ def baseline_from_results(
         tool_version=__version__,
         num_runs=results.num_runs,
     )
-    return Baseline(provenance=provenance, suites=suites)
+    return Baseline(provenance=provenance, suites=suites, judges=_judges(results, previous, suites))
+
+
+def _judges(results: ScoredResults, previous: Baseline | None, suites: dict[str, dict[str, dict[str, BaselineCase]]]) -> dict[str, JudgeFingerprint]:
+    """The fingerprints the baseline's metrics name: the accepted results', and the previous
+    baseline's for the metrics kept from it."""
+    known = dict(previous.judges) if previous else {}
+    # a digest holds each judge once: hash each one once, not once per score
+    judges = {id(m.judge): m.judge for c in results.cases for m in c.metrics.values() if m.judge}
+    known.update({judge_id(j): j for j in judges.values()})
+    named = {m.judge for sets in suites.values() for cases in sets.values() for case in cases.values() for m in case.metrics.values() if m.judge}
+    return {key: known[key] for key in sorted(named) if key in known}
+
+
+def referenced_outputs(baseline: Baseline) -> set[str]:
+    """Every digest of recorded runs the baseline points to (the outputs file keeps those)."""
+    found = set()
+    for sets in baseline.suites.values():
+        for cases in sets.values():
+            for case in cases.values():
+                found |= {d for d in [case.outputs, *(m.outputs for m in case.metrics.values())] if d}
+    return found

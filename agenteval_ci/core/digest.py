@@ -4,7 +4,10 @@ informational figures). Kept for every case of a suite at once, so it is small: 
 of a kilobyte per metric, where a whole CaseResult in memory takes tens of kilobytes.
 
 The protocols say what those readers need, so they take a whole CaseResult (tests, a run in
-memory) or a digest alike; `digest` makes one from the other. Pure, no I/O.
+memory) or a digest alike; `digest` makes one from the other. What the gate, the judge-change
+rule and the budgets read of a case's runs is computed when the digest is made: the digest of
+its recorded runs (`outputs`, core/recorded_outputs.py) and each run's budgeted figures
+(core/budgets.py), so a digest carries the figures, never the turns. Pure, no I/O.
 """
 
 from __future__ import annotations
@@ -12,10 +15,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
-from ..schema import AdaptiveInfo, CaseResult, Results, RunStats, ShardInfo, Status
-from ..schema.results import CaseNaming
+from ..schema import AdaptiveInfo, CaseResult, Results, RunRecord, RunStats, ShardInfo, Status
+from ..schema.judge import JudgeFingerprint
+from ..schema.results import CaseNaming, RejudgedBaseline
+from .budgets import FIGURE_KEYS, run_figure
+from .recorded_outputs import outputs_digest
 
 
 class RubricScore(Protocol):
@@ -52,6 +58,8 @@ class ScoredMetric(Protocol):
     @property
     def judged_without(self) -> Sequence[str] | None: ...
     @property
+    def judge(self) -> JudgeFingerprint | None: ...
+    @property
     def runs(self) -> Sequence[ScoredRun]: ...
 
 
@@ -62,6 +70,10 @@ class AgentRun(Protocol):
     def error(self) -> str | None: ...
     @property
     def duration(self) -> float | None: ...
+    @property
+    def cost_usd(self) -> float | None: ...
+    @property
+    def unpriced_models(self) -> Sequence[str] | None: ...
 
 
 class CaseFields(Protocol):
@@ -89,6 +101,14 @@ class CaseFields(Protocol):
     def runs(self) -> Sequence[AgentRun]: ...
     @property
     def planned_runs(self) -> int | None: ...
+
+
+class RecordedFields(CaseFields, Protocol):
+    """A case with its runs whole (a CaseResult, or a reader's summary of its line): what a
+    digest is computed from."""
+
+    @property
+    def runs(self) -> Sequence[RunRecord]: ...
 
 
 class ScoredCase(CaseFields, Protocol):
@@ -122,15 +142,24 @@ class MetricDigest:
     config_fingerprint: str
     judged_without: tuple[str, ...] | None
     runs: tuple[RunScoreDigest, ...]
+    judge: JudgeFingerprint | None = None  # judged metrics: which judge gave the scores (one shared record per judge)
 
 
 @dataclass(frozen=True, slots=True)
 class RunDigest:
     error: str | None = None
     duration: float | None = None
+    cost_usd: float | None = None
+    unpriced_models: tuple[str, ...] | None = None
+    # each budgeted figure of the run, in FIGURE_KEYS' order (core/budgets.py's run_figure of the
+    # whole run); None when the run has none of them
+    figures: tuple[float | None, ...] | None = None
+
+    def figure(self, key: str) -> float | None:
+        return None if self.figures is None else self.figures[FIGURE_KEYS.index(key)]
 
 
-_CLEAN_RUN = RunDigest()  # a run without an error or a duration (recorded outputs): one shared record
+_CLEAN_RUN = RunDigest()  # a run without an error, a duration or a figure: one shared record
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +175,38 @@ class CaseDigest(CaseNaming):
     metrics: Mapping[str, MetricDigest]
     runs: tuple[RunDigest, ...]
     planned_runs: int | None = None
+    outputs: str | None = None  # the digest of its recorded (planned) runs: core/recorded_outputs.py
+
+
+def case_outputs(case: ScoredCase) -> str | None:
+    """The digest of a case's recorded runs, a whole case's or as its digest carries it."""
+    if isinstance(case, CaseDigest):
+        return case.outputs
+    return outputs_digest(cast(CaseResult, case))  # a ScoredCase is a CaseResult or a CaseDigest
+
+
+_JUDGES: dict[str, JudgeFingerprint] = {}  # each judge's fingerprint held once, however many scores name it
+
+
+def _judge(judge: JudgeFingerprint | None) -> JudgeFingerprint | None:
+    if judge is None:
+        return None
+    key = judge.model_dump_json()
+    found = _JUDGES.get(key)
+    if found is None:
+        found = judge
+        if len(_JUDGES) < 1000:
+            _JUDGES[key] = judge
+    return found
+
+
+def _run_digest(run: RunRecord) -> RunDigest:
+    values = tuple(run_figure(run, key) for key in FIGURE_KEYS)
+    figures = values if any(v is not None for v in values) else None
+    unpriced = None if run.unpriced_models is None else tuple(sys.intern(m) for m in run.unpriced_models)
+    if run.error is None and run.duration is None and run.cost_usd is None and unpriced is None and figures is None:
+        return _CLEAN_RUN
+    return RunDigest(_shared(run.error), run.duration, run.cost_usd, unpriced, figures)
 
 
 def _shared(text: str | None) -> str | None:
@@ -170,13 +231,18 @@ def metric_digest(metric: ScoredMetric) -> MetricDigest:
         config_fingerprint=sys.intern(metric.config_fingerprint),
         judged_without=None if metric.judged_without is None else tuple(sys.intern(w) for w in metric.judged_without),
         runs=runs,
+        judge=_judge(metric.judge),
     )
 
 
-def digest(case: CaseFields) -> CaseDigest:
+def digest(whole: RecordedFields | ScoredCase) -> CaseDigest:
     """The case without its evidence. Informational figures are left out: nothing that reads a
     digest weighs them (the gate and the baseline skip them, the table shows them with --detailed,
-    which reads whole cases)."""
+    which reads whole cases). What is read of the runs' turns (the recorded outputs' digest, the
+    budgeted figures) is computed here. A digest is its own digest."""
+    if isinstance(whole, CaseDigest):
+        return whole
+    case = cast(RecordedFields, whole)  # a CaseResult, or a reader's summary of its line
     return CaseDigest(
         suite=sys.intern(case.suite),
         eval_set_id=sys.intern(case.eval_set_id),
@@ -187,8 +253,9 @@ def digest(case: CaseFields) -> CaseDigest:
         reason=_shared(case.reason),
         runs_note=case.runs_note,
         metrics={sys.intern(name): metric_digest(m) for name, m in case.metrics.items() if m.status != Status.INFORMATIONAL},
-        runs=tuple(_CLEAN_RUN if r.error is None and r.duration is None else RunDigest(r.error, r.duration) for r in case.runs),
+        runs=tuple(_run_digest(r) for r in case.runs),
         planned_runs=case.planned_runs,
+        outputs=outputs_digest(case),
     )
 
 
@@ -216,6 +283,8 @@ class ScoredResults(Protocol):
     def stats(self) -> RunStats: ...
     @property
     def warnings(self) -> list[str]: ...
+    @property
+    def rejudged(self) -> list[RejudgedBaseline] | None: ...
 
     def fetch(self, keys: Iterable[str]) -> Mapping[str, CaseResult]:
         """These cases whole (for the diffs a report shows), keys not found left out."""
@@ -268,6 +337,10 @@ class ResultsDigest:
     @property
     def warnings(self) -> list[str]:
         return self.header.warnings
+
+    @property
+    def rejudged(self) -> list[RejudgedBaseline] | None:
+        return self.header.rejudged
 
     @property
     def passed(self) -> bool:

@@ -34,6 +34,12 @@ def case_fingerprint(case: EvalCase) -> str:
 
 
 def metric_fingerprint(metric_name: str, criterion: BaseModel) -> str:
-    """Threshold, match type, rubric texts, judge model and samples: the whole criterion."""
+    """Threshold, match type, rubric texts: the whole criterion but its judge. The judge's
+    options are hashed at their defaults, so changing the judge alone leaves this unchanged (the
+    judge's own fingerprint tells that change, and the gate re-judges) while a baseline written
+    when the judge options were part of this hash still matches whenever they were the defaults."""
+    options = type(criterion).model_fields.get("judge_model_options")
+    if options is not None and options.default_factory is not None:
+        criterion = criterion.model_copy(update={"judge_model_options": options.default_factory()})  # type: ignore[call-arg]
     data = {"metric": metric_name, "criterion": criterion.model_dump(mode="json")}
     return _short_hash(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False))

@@ -21,13 +21,15 @@ from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings
 from .baseline import rubric_pass_rates
+from .budgets import BudgetSummary, SuiteCost, budget_reasons, compare_budgets, over_budget_cases, suite_costs
 from .digest import ScoredCase, ScoredMetric, ScoredResults
+from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
 from .selection import selected
 from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
 
 OUTCOMES = (
-    "regressed", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
+    "regressed", "over_budget", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
 )
 BOOTSTRAP_WORK = 4_000_000  # resamples x cases; bounds the time on very large suites
 
@@ -121,6 +123,9 @@ class Comparison:
     baseline_edited: bool = False
     accepted_by: str = ""  # the verdict used the PR's own baseline, accepted by this writer
     warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
+    budgets: tuple[BudgetSummary, ...] = ()  # gate.budgets, per suite and figure (core/budgets.py)
+    costs: tuple[SuiteCost, ...] = ()  # the agent's model cost per run of each suite, baseline -> PR
+    judge_changes: tuple[JudgeChange, ...] = ()  # judged metrics whose judge differs from the baseline's
 
 
 # ---------------------------------------------------------------- statistics (stdlib only)
@@ -566,11 +571,16 @@ def _removed(results: ScoredResults, baseline: Baseline) -> list[CaseOutcome]:
 
 
 def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+    # A changed judge: re-judged baseline scores stand in for the old ones, or the old ones are left out.
+    baseline, judge_changes = judged_alike(results, baseline) if baseline is not None else (None, ())
     summaries, counted = _summaries(results, baseline, settings)
-    cases = [_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases]
+    budgets = compare_budgets(results, baseline, settings)
+    cases = _with_budgets([_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases], budgets)
     cases += _removed(results, baseline) if baseline else []
     reasons = _reasons(results, baseline, summaries, cases, settings.fail_on)
-    evidence = _missing_evidence(results, baseline)
+    over_budget, lost_figures = budget_reasons(budgets)
+    reasons += over_budget if settings.fail_on != "threshold" else []
+    evidence = _missing_evidence(results, baseline) + lost_figures
     if settings.not_evaluated == "fail":
         reasons += evidence
     failed = bool(reasons) and settings.fail_on != "never"
@@ -588,7 +598,23 @@ def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSet
         confidence=settings.confidence,
         tolerance=settings.tolerance,
         warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
+        budgets=budgets,
+        costs=suite_costs(results, baseline),
+        judge_changes=judge_changes,
     )
+
+
+def _with_budgets(cases: list[CaseOutcome], budgets: tuple[BudgetSummary, ...]) -> list[CaseOutcome]:
+    """A case whose figure drove a breached budget is over budget (a regressed case stays
+    regressed), and its note says by how much."""
+    over = over_budget_cases(budgets)
+    rank = OUTCOMES.index("over_budget")
+
+    def marked(case: CaseOutcome) -> CaseOutcome:
+        note = "; ".join(filter(None, [f"over budget: {', '.join(over[case.key])}", case.note]))
+        return replace(case, outcome="over_budget" if OUTCOMES.index(case.outcome) > rank else case.outcome, note=note)
+
+    return [marked(c) if c.key in over else c for c in cases]
 
 
 def _first(items: list[str], what: str) -> str:

@@ -38,6 +38,8 @@ class JudgeAnswer:
     verdict: Any = None  # what the metric's reader made of `text`
     error: Optional[str] = None  # why there is no verdict: the sample is not evaluated
     cached: bool = False
+    provider: Optional[str] = None  # the endpoint the model was asked at (gemini, openai, azure, ...)
+    model_version: Optional[str] = None  # as the API reported it for this sample, when it did
 
 
 class Judge(Protocol):

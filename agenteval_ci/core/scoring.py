@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from ..schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
 from .digest import AgentRun, ScoredMetric
 from .fingerprint import case_fingerprint
+from .judge_fingerprint import JudgeTrace, fingerprint, merged
 from .judging import Judge
 from .metrics import ConfiguredMetric, MetricInput, adk_mean, not_evaluated, status_for
 from .metrics.base import NO_REFERENCE
@@ -42,8 +43,9 @@ def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: J
     return metric.spec.evaluate(inp)
 
 
-def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
-    """Over runs: the mean of the runs' scores, then ADK's `score >= threshold`."""
+def aggregate(metric: ConfiguredMetric, runs: list[MetricRun], trace: JudgeTrace | None = None) -> MetricResult:
+    """Over runs: the mean of the runs' scores, then ADK's `score >= threshold`; a judged
+    metric keeps its judge's fingerprint (who answered: `trace`)."""
     scores = [r.score for r in runs if r.score is not None]
     score = adk_mean(scores) if scores else None
     if metric.spec.informational:  # as ADK: INFORMATIONAL even when no figure is available
@@ -59,6 +61,7 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun]) -> MetricResult:
         reason=reason,
         config_fingerprint=metric.fingerprint,
         judged_without=judged_without,
+        judge=fingerprint(metric, trace),
         runs=runs,
     )
 
@@ -93,21 +96,25 @@ class Scoring:
         return await self.judged
 
 
+Traces = dict[str, JudgeTrace]
+
+
 def score_case(item: CaseToScore, judge: Judge | None = None) -> Scoring:
-    started = [[_start(m, item, run, judge) for run in item.runs] for m in item.metrics]
+    traces: Traces = {m.name: JudgeTrace(judge) for m in item.metrics if m.spec.judged and judge is not None}
+    started = [[_start(m, item, run, traces.get(m.name, judge)) for run in item.runs] for m in item.metrics]
     ready = [[r for r in runs if isinstance(r, MetricRun)] for runs in started]
     if all(len(done) == len(runs) for done, runs in zip(ready, started)):
-        return Scoring(done=_case_result(item, ready))
-    return Scoring(judged=_judged_case(item, started))
+        return Scoring(done=_case_result(item, ready, traces))
+    return Scoring(judged=_judged_case(item, started, traces))
 
 
-async def _judged_case(item: CaseToScore, started: list[list[MetricRun | Awaitable[MetricRun]]]) -> CaseResult:
+async def _judged_case(item: CaseToScore, started: list[list[MetricRun | Awaitable[MetricRun]]], traces: Traces) -> CaseResult:
     done = iter(await _gather([r for runs in started for r in runs if not isinstance(r, MetricRun)]))
-    return _case_result(item, [[r if isinstance(r, MetricRun) else next(done) for r in runs] for runs in started])
+    return _case_result(item, [[r if isinstance(r, MetricRun) else next(done) for r in runs] for runs in started], traces)
 
 
-def _case_result(item: CaseToScore, per_metric: list[list[MetricRun]]) -> CaseResult:
-    metrics = {m.name: aggregate(m, runs) for m, runs in zip(item.metrics, per_metric)}
+def _case_result(item: CaseToScore, per_metric: list[list[MetricRun]], traces: Traces) -> CaseResult:
+    metrics = {m.name: aggregate(m, runs, traces.get(m.name)) for m, runs in zip(item.metrics, per_metric)}
     status, reason = case_status(metrics, item.runs)
     return CaseResult(
         suite=item.suite,
@@ -125,10 +132,15 @@ def _case_result(item: CaseToScore, per_metric: list[list[MetricRun]]) -> CaseRe
 
 def with_more_runs(old: CaseResult, new: CaseResult, metrics: list[ConfiguredMetric]) -> CaseResult:
     """A case over its earlier runs and a later round's: each metric re-aggregated, none re-judged."""
-    per_metric = {m.name: aggregate(m, old.metrics[m.name].runs + new.metrics[m.name].runs) for m in metrics}
+    per_metric = {m.name: _rounds(m, old.metrics[m.name], new.metrics[m.name]) for m in metrics}
     runs = old.runs + new.runs
     status, reason = case_status(per_metric, runs)
     return old.model_copy(update={"metrics": per_metric, "runs": runs, "status": status, "reason": reason})
+
+
+def _rounds(metric: ConfiguredMetric, old: MetricResult, new: MetricResult) -> MetricResult:
+    combined = aggregate(metric, old.runs + new.runs)
+    return combined.model_copy(update={"judge": merged(old.judge, new.judge)})
 
 
 def score_all(items: list[CaseToScore], judge: Judge | None = None) -> list[CaseResult]:

@@ -191,6 +191,7 @@ class CaseEvidence:
     counts: CaseCounts
     factor: float
     information: float  # of its next run
+    next_pass: tuple[float, float] = (0.5, 0.5)  # P(its next run passes) if unchanged, if dropped
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,15 @@ class MetricEvidence:
         """The chance this case dropped, if some share of the cases did (each share as likely as
         its evidence says)."""
         return _chance(case.factor, self.shares, self.log_evidence)
+
+    def telling(self, case: CaseEvidence) -> float:
+        """What the case's next run would tell about whether it dropped, at its chance now (the
+        mutual information of the two): a case that passed every run so far tells less with each
+        further pass, so the runs that look for hidden drops spread over the cases instead of
+        piling onto the ones that already passed most."""
+        chance = self.chance(case)
+        unchanged, dropped = case.next_pass
+        return _entropy((1 - chance) * unchanged + chance * dropped) - (1 - chance) * _entropy(unchanged) - chance * _entropy(dropped)
 
     def doubtful(self) -> list[CaseEvidence]:
         """Cases whose chance of having dropped is still above 1 - power: re-run them."""
@@ -284,6 +294,10 @@ class MetricEvidence:
         return replace(self, cases=(*others, _case_evidence(self.prior, counts, self.drop)))
 
 
+def _entropy(p: float) -> float:
+    return 0.0 if p <= 0 or p >= 1 else -(p * math.log(p) + (1 - p) * math.log(1 - p))
+
+
 def _log_product(cases: list[CaseEvidence] | tuple[CaseEvidence, ...], share: float) -> float:
     if any(math.isinf(c.factor) for c in cases):
         return math.inf
@@ -311,7 +325,7 @@ def _chance(factor: float, shares: tuple[float, ...], logs: tuple[float, ...]) -
 def _case_evidence(prior: tuple[float, ...], counts: CaseCounts, drop: float) -> CaseEvidence:
     prediction = predict(prior, counts, drop)
     factor = prediction.factor if counts.now.runs else 1.0  # no runs, no evidence (exactly)
-    return CaseEvidence(counts, factor, information(prediction))
+    return CaseEvidence(counts, factor, information(prediction), prediction.next_pass())
 
 
 def metric_evidence(name: str, cases: list[CaseCounts], drop: float, alpha: float, power: float, population: list[Counts]) -> MetricEvidence:
@@ -325,5 +339,5 @@ def metric_evidence(name: str, cases: list[CaseCounts], drop: float, alpha: floa
         if (c.history, c.now) not in found:
             found[c.history, c.now] = _case_evidence(prior, c, drop)
         same = found[c.history, c.now]
-        evidence.append(CaseEvidence(c, same.factor, same.information))
+        evidence.append(replace(same, counts=c))
     return MetricEvidence(name, 1 / (alpha * EVIDENCE_ALPHA), tuple(evidence), power, prior, drop, len(population))

@@ -110,6 +110,9 @@ def plan_merge(named: list[tuple[str, ScoredResults]], created_at: str) -> Merge
         case_filter=ordered[0].case_filter,
         adaptive=_merge_adaptive([r.adaptive for r in ordered if r.adaptive]),
     )
+    rejudged = [entry for r in ordered for entry in r.rejudged or []]  # each shard re-judged its own cases' baseline
+    if rejudged:
+        header = header.model_copy(update={"rejudged": rejudged})
     return MergePlan(header, [(i, c.key) for i, c in order])
 
 

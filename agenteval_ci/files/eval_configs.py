@@ -125,6 +125,18 @@ def with_tool_args(config: LoadedEvalConfig, tool_args: ToolArgs) -> LoadedEvalC
     return with_metrics(config, merged) if merged else config
 
 
+def judged_by(config: LoadedEvalConfig, model: str) -> LoadedEvalConfig:
+    """`config` with every judged criterion asking `model` (agenteval.yaml's `judge.model`, a
+    `--judge-model` flag). The metrics' config fingerprints do not change: they leave the judge out."""
+    swapped = []
+    for metric in config.metrics:
+        options = getattr(metric.criterion, "judge_model_options", None)
+        if metric.spec.judged and options is not None and options.judge_model != model:
+            criterion = metric.criterion.model_copy(update={"judge_model_options": options.model_copy(update={"judge_model": model})})
+            swapped.append(ConfiguredMetric(metric.spec, criterion, metric.fingerprint))
+    return with_metrics(config, swapped) if swapped else config
+
+
 def config_rule_problems(config: LoadedEvalConfig, cases: Iterable[EvalCase]) -> list[Problem]:
     """The argument rules a config's own criteria give, checked against the cases' expected calls."""
     ruled = [m for m in config.metrics if isinstance(m.criterion, ToolArgsCriterion) and m.criterion.tool_args]

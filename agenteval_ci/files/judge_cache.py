@@ -38,6 +38,7 @@ class CachedReply:
     text: str
     tokens_in: int
     tokens_out: int
+    model_version: Optional[str] = None  # as the API reported it (absent in entries of older releases)
 
 
 def cache_key(model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, repeat: int) -> str:
@@ -57,6 +58,7 @@ class CacheEntry(BaseModel):
     tokens_in: Tokens
     tokens_out: Tokens
     key: Optional[str] = None  # absent in entries written before it was recorded
+    model_version: Optional[str] = Field(default=None, max_length=200)
 
 
 class DiskCache:
@@ -77,7 +79,7 @@ class DiskCache:
             print(f"warning: ignoring a judge cache entry: {exc}", file=sys.stderr)
             _remove(path)
             return None
-        return CachedReply(entry.text, entry.tokens_in, entry.tokens_out)
+        return CachedReply(entry.text, entry.tokens_in, entry.tokens_out, entry.model_version)
 
     def discard(self, key: str, why: str) -> None:
         """Forget an entry that the asking metric cannot read as a complete verdict."""
@@ -97,7 +99,8 @@ class DiskCache:
             return
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({**asdict(reply), "key": key}, handle, ensure_ascii=False)
+                fields = {name: value for name, value in asdict(reply).items() if value is not None}
+                json.dump({**fields, "key": key}, handle, ensure_ascii=False)
             os.replace(tmp, path)
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -22,9 +22,9 @@ from ..schema import EvalCase, ToolArgsCriterion
 from ..schema.problems import problems_from
 from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, SuiteConfig
 from ..schema.remote_agent import RemoteAgentConfig
-from ..schema.settings import GateSettings
+from ..schema.settings import GateSettings, ModelPrice
 from .discovery import discover_eval_config, find_project_file, project_root
-from .eval_configs import LoadedEvalConfig, config_rule_problems, load_eval_config, read_criteria, with_metrics, with_tool_args
+from .eval_configs import LoadedEvalConfig, config_rule_problems, judged_by, load_eval_config, read_criteria, with_metrics, with_tool_args
 from .eval_sets import EvalSetFile, open_eval_set
 from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 
@@ -58,6 +58,7 @@ class Suite:
     turn_timeout_seconds: float = 300.0
     source: str = ""  # where `agent` was given, e.g. "agenteval.yaml at $.suites[0].agent"
     adaptive: AdaptiveRuns | None = None  # `num_runs: auto`
+    prices: Mapping[str, ModelPrice] = field(default_factory=dict)  # agenteval.yaml's `prices:`, over the built-in table
 
     @property
     def warnings(self) -> list[Problem]:
@@ -149,9 +150,17 @@ def resolve_project(name: str, config: ProjectConfig, base_dir: Path, only_suite
         if only_suites and suite.name not in only_suites:
             continue
         resolved = _resolve_suite(name, f"$.suites[{i}]", suite, base_dir)
-        suites.append(resolved)
+        suites.append(replace(with_judge_model(resolved, config.judge.model), prices=config.prices))
     warnings = list(dict.fromkeys(w for s in suites for w in s.warnings))
     return Project(name, config, suites, warnings)
+
+
+def with_judge_model(suite: Suite, model: str | None) -> Suite:
+    """agenteval.yaml's `judge.model` over every judged criterion's judge_model (None: as they are)."""
+    if model is None:
+        return suite
+    eval_sets = [EvalSetToRun(s.loaded, judged_by(s.config, model), s.case_ids) for s in suite.eval_sets]
+    return replace(suite, eval_sets=eval_sets)
 
 
 def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Suite:

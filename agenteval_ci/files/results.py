@@ -31,7 +31,8 @@ import pydantic
 from ..core.digest import CaseDigest, ResultsDigest, digest
 from ..core.results import results_of
 from ..errors import InputError, Problem
-from ..schema import CaseResult, Results, Status
+from ..schema import CaseResult, Results, RunRecord, Status
+from ..schema.judge import JudgeFingerprint
 from ..schema.problems import problems_from
 from ..schema.results import SCHEMA_VERSION
 from .readers import MAX_FILE_BYTES, check_data, decode_text, open_regular, parse_json
@@ -224,8 +225,9 @@ Record = TypeVar("Record", bound=Keyed)
 
 
 class _Summary(pydantic.BaseModel):
-    """What a digest reads of a case's line; the rest (the eval case, what the agent did, the
-    per-turn scores) is skipped, three times faster than reading the case whole."""
+    """What a digest reads of a case's line; the rest (the eval case, the per-turn scores) is
+    skipped. The runs are read whole, for what the digest computes of their turns (the recorded
+    outputs' digest, the budgeted figures), and dropped once it is made."""
 
     model_config = pydantic.ConfigDict(extra="ignore")
 
@@ -248,12 +250,8 @@ class _MetricSummary(_Summary):
     reason: Optional[str] = None
     config_fingerprint: str = ""
     judged_without: Optional[list[str]] = None
+    judge: Optional[JudgeFingerprint] = None
     runs: list[_RunScoreSummary] = []
-
-
-class _RunSummary(_Summary):
-    error: Optional[str] = None
-    duration: Optional[float] = None
 
 
 class _CaseSummary(_Summary):
@@ -266,7 +264,7 @@ class _CaseSummary(_Summary):
     reason: Optional[str] = None
     runs_note: Optional[str] = None
     metrics: dict[str, _MetricSummary] = {}
-    runs: list[_RunSummary] = []
+    runs: list[RunRecord] = []
     planned_runs: Optional[int] = None
 
 

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 from ..errors import InputError, Problem, UsageError
 from .readers import regular_or_kind
@@ -37,6 +37,12 @@ def encoded(name: str, text: str | bytes) -> bytes:
         raise InputError(
             Problem(name, "$", f"cannot write: the text holds a lone surrogate (not valid Unicode) near {shown}")
         ) from None
+
+
+def write_atomic_with(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
+    """As write_atomic, for a file written in pieces by `write` (a stream too large to hold)."""
+    with atomic_writer(path) as f:
+        write(f)
 
 
 @contextmanager

@@ -6,6 +6,7 @@ from .api import (
     Artifact,
     CheckRun,
     Comment,
+    FileBytes,
     FileContent,
     PullRef,
     PullRequest,
@@ -17,7 +18,7 @@ from .client import GitHubClient, new_session
 from .errors import BadArtifact, Conflict, Forbidden, GitHubError, NotFound, RateLimited, Unauthorized, Unreachable
 
 __all__ = [
-    "ACTIONS_BOT", "Annotation", "Artifact", "BadArtifact", "CheckRun", "Comment", "Conflict", "FileContent", "Forbidden", "GitHubClient",
+    "ACTIONS_BOT", "Annotation", "Artifact", "BadArtifact", "CheckRun", "Comment", "Conflict", "FileBytes", "FileContent", "Forbidden", "GitHubClient",
     "GitHubError", "NotFound", "PullRef", "PullRequest", "RateLimited", "Repo", "Unauthorized", "Unreachable", "WorkflowRun",
     "new_session", "pull_request_from",
 ]

@@ -80,6 +80,13 @@ class FileContent:
 
 
 @dataclass(frozen=True)
+class FileBytes:
+    path: str
+    sha: str  # the blob sha a later PUT must name
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Annotation:
     path: str
     line: int
@@ -244,15 +251,24 @@ class Repo:
 
     # contents ---------------------------------------------------------------------
     def get_file(self, path: str, ref: str) -> FileContent | None:
+        found = self.get_bytes(path, ref)
+        return None if found is None else FileContent(found.path, found.sha, found.data.decode("utf-8"))
+
+    def get_bytes(self, path: str, ref: str) -> FileBytes | None:
+        """A file as bytes (a binary one, e.g. the baseline's recorded outputs); one over 1 MB,
+        which the contents API serves without content, through the git blobs API."""
         try:
             data = self.client.json("GET", f"{self.base}/contents/{path}", params={"ref": ref})
         except NotFound:
             return None
         if not isinstance(data, dict) or data.get("type") != "file":
             return None
-        return FileContent(data["path"], data["sha"], base64.b64decode(data.get("content", "")).decode("utf-8"))
+        content = data.get("content", "")
+        if data.get("encoding") == "none":
+            content = self.client.json("GET", f"{self.base}/git/blobs/{data['sha']}")["content"]
+        return FileBytes(data["path"], data["sha"], base64.b64decode(content))
 
-    def put_file(self, path: str, text: str, *, branch: str, message: str, blob_sha: str | None) -> str:
+    def put_file(self, path: str, text: str | bytes, *, branch: str, message: str, blob_sha: str | None) -> str:
         """Commit `text` to `branch`; `blob_sha` (None for a new file) makes a concurrent change a Conflict.
 
         Returns the new commit's sha. Like a create, a PUT whose answer was lost (a 5xx, a
@@ -260,13 +276,14 @@ class Repo:
         the old blob sha would then be a conflict with our own commit. The branch is read again:
         our text there is our commit; the old file untouched means send again.
         """
-        body = {"message": message, "content": base64.b64encode(text.encode("utf-8")).decode("ascii"), "branch": branch}
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        body = {"message": message, "content": base64.b64encode(data).decode("ascii"), "branch": branch}
         if blob_sha:
             body["sha"] = blob_sha
 
         def look_again() -> dict[str, Any] | None:
-            now = self.get_file(path, branch)
-            if now is not None and now.text == text:
+            now = self.get_bytes(path, branch)
+            if now is not None and now.data == data:
                 return {"commit": {"sha": self.last_commit(branch, path)}}
             if (now.sha if now else None) != blob_sha:
                 raise Conflict("PUT", f"{self.base}/contents/{path}", 409, "the file changed on the branch meanwhile")

@@ -2,9 +2,10 @@
 
 It owns the single concurrency bound, retries with exponential backoff and jitter
 (honouring Retry-After), the total deadline, the on-disk cache and the token and cost
-accounting. The samples of a prompt that are not cached go out in one request with
-`candidate_count` (at most 8, Gemini's limit); a model that rejects that is asked one
-sample per request from then on.
+accounting, the same for every provider: routes.py says which provider answers a judge
+model, providers/ hold one module per protocol. The samples of a prompt that are not cached
+go out in one request (Gemini's `candidate_count`, OpenAI's `n`: at most the provider's
+MAX_CANDIDATES); a model that rejects that is asked one sample per request from then on.
 
 A sample is all or nothing: the metric's reader must find a complete verdict in it (every
 rubric it asked about, each with a label of its vocabulary), else the sample failed. A failed
@@ -34,16 +35,16 @@ from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
 from .outcomes import BadReply, CallFailed, CallOutcome, Generated
 from .providers import provider
-
-MAX_CANDIDATES = 8  # Gemini's limit on candidate_count
+from .routes import Route, Unresolved, resolve
 
 
 @dataclass(frozen=True)
 class _Prompt:
     metric: str
-    model: str
+    model: str  # as the metric asked for it
     config: Optional[dict[str, Any]]
     text: str
+    route: Route
 
 
 Fetched = Union[CachedReply, BadReply, CallFailed]  # one candidate from the model, or why there is none
@@ -63,8 +64,11 @@ Sampled = Union[Verdict, BadReply, CallFailed]
 class Judge:
     def __init__(self, settings: JudgeSettings, access: JudgeAccess):
         self.settings = settings
-        self.unavailable = access.problem  # e.g. no credentials: every sample is not evaluated
         self._access = access
+        self._routes: dict[str, Route | Unresolved] = {}
+        # Per endpoint, why nothing can be asked there (no credentials, refused credentials):
+        # every sample for it is not evaluated, with the reason, and no call is made.
+        self._unavailable: dict[str, str] = {}
         self._cache = DiskCache(settings.cache_dir) if settings.cache else None
         self._usage: dict[str, JudgeUsage] = {}
         self._repeats: Counter[str] = Counter()
@@ -72,7 +76,8 @@ class Judge:
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._started: Optional[float] = None
         self._single_candidate_models: set[str] = set()  # models that rejected candidate_count > 1
-        self._state: tuple[Any, AdaptiveLimiter]  # the client and limiter of `_loop`, set by _loop_state
+        self._limiter: AdaptiveLimiter  # of `_loop`, set by _loop_state
+        self._clients: dict[str, Any] = {}  # of `_loop`, per endpoint
 
     # ---- the entry points of metrics
 
@@ -80,14 +85,35 @@ class Judge:
         self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader[Any] = any_text
     ) -> JudgeAnswer:
         """Sample number `sample` of `prompt`, as `read` reads it."""
-        [answer] = await self._answer(_Prompt(metric, model, config, prompt), [sample], read)
+        [answer] = await self._answer(metric, model, config, prompt, [sample], read)
         return answer
 
     async def ask_many(
         self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader[Any] = any_text
     ) -> list[JudgeAnswer]:
         """Samples 0 .. count-1 of `prompt`, as `read` reads them; those not cached are asked for in one request."""
-        return await self._answer(_Prompt(metric, model, config, prompt), range(count), read)
+        return await self._answer(metric, model, config, prompt, range(count), read)
+
+    def route(self, model: str) -> Route | Unresolved:
+        """Which provider answers `model`, and how (routes.py), or why none does."""
+        if model not in self._routes:
+            try:
+                found: Route | Unresolved = resolve(model, self.settings, self._access.env)
+            except Unresolved as problem:
+                found = problem
+            self._routes[model] = found
+        return self._routes[model]
+
+    def unavailable(self, model: str) -> Optional[str]:
+        """Why `model` cannot be asked at all now (no credentials, an unknown model), or None."""
+        route = self.route(model)
+        if isinstance(route, Unresolved):
+            return str(route)
+        if route.key not in self._unavailable:
+            problem = route.problem or (self._access.problem if route.protocol == "gemini" and not route.base_url else None)
+            if problem:
+                self._unavailable[route.key] = problem
+        return self._unavailable.get(route.key)
 
     def usage(self) -> dict[str, JudgeUsage]:
         """Each asking metric's share of the work so far, as the results file keeps it."""
@@ -99,28 +125,36 @@ class Judge:
 
     # ---- samples: cache, repeats, failures
 
-    async def _answer(self, prompt: _Prompt, samples: Iterable[int], read: Reader[Any]) -> list[JudgeAnswer]:
+    async def _answer(
+        self, metric: str, model: str, config: Optional[dict[str, Any]], text: str, samples: Iterable[int], read: Reader[Any]
+    ) -> list[JudgeAnswer]:
+        route = self.route(model)
+        if isinstance(route, Unresolved):
+            return [JudgeAnswer(error=str(route)) for _ in samples]
+        prompt = _Prompt(metric, model, config, text, route)
         keys = [self._next_key(prompt, sample) for sample in samples]
-        answers = [self._cached(prompt.metric, key, read) for key in keys]
+        answers = [self._cached(prompt, key, read) for key in keys]
         missing = [index for index, answer in enumerate(answers) if answer is None]
-        if missing and self.unavailable:  # checked after the cache: a committed cache works offline
-            return [answer or JudgeAnswer(error=self.unavailable) for answer in answers]
+        unavailable = self.unavailable(model)
+        if missing and unavailable:  # checked after the cache: a committed cache works offline
+            return [answer or JudgeAnswer(error=unavailable, provider=route.provider) for answer in answers]
         for _ in missing:
             self._count(prompt.metric, hit=False)
         drawn = await self._draw(prompt, len(missing), read)
-        settled = dict(zip(missing, (self._settle(prompt.metric, keys[index], sampled) for index, sampled in zip(missing, drawn))))
+        settled = dict(zip(missing, (self._settle(prompt, keys[index], sampled) for index, sampled in zip(missing, drawn))))
         return [answer or settled[index] for index, answer in enumerate(answers)]
 
     def _next_key(self, prompt: _Prompt, sample: int) -> str:
         """Asking the same prompt and sample again in this judge's life is a repeat (another
         run of the same output) and draws a fresh sample, under a key of its own."""
-        base_key = cache_key(prompt.model, prompt.config, prompt.text, sample, 0)
+        model = prompt.route.cache_model
+        base_key = cache_key(model, prompt.config, prompt.text, sample, 0)
         with self._lock:
             repeat = self._repeats[base_key]
             self._repeats[base_key] += 1
-        return base_key if repeat == 0 else cache_key(prompt.model, prompt.config, prompt.text, sample, repeat)
+        return base_key if repeat == 0 else cache_key(model, prompt.config, prompt.text, sample, repeat)
 
-    def _cached(self, metric: str, key: str, read: Reader[Any]) -> Optional[JudgeAnswer]:
+    def _cached(self, prompt: _Prompt, key: str, read: Reader[Any]) -> Optional[JudgeAnswer]:
         """A cached reply the reader finds complete; an entry it cannot read (written by an
         older release, or by hand) is a miss with a warning, and removed."""
         hit = self._cache.get(key) if self._cache else None
@@ -131,18 +165,19 @@ class Judge:
             assert self._cache is not None
             self._cache.discard(key, f"not a complete verdict ({verdict.why})")
             return None
-        self._count(metric, hit=True)
-        return JudgeAnswer(text=hit.text, verdict=verdict, cached=True)
+        self._count(prompt.metric, hit=True)
+        return JudgeAnswer(text=hit.text, verdict=verdict, cached=True, provider=prompt.route.provider, model_version=hit.model_version)
 
-    def _settle(self, metric: str, key: str, sampled: Sampled) -> JudgeAnswer:
+    def _settle(self, prompt: _Prompt, key: str, sampled: Sampled) -> JudgeAnswer:
+        provider_name = prompt.route.provider
         if isinstance(sampled, Verdict):
             if self._cache:
                 self._cache.put(key, sampled.reply)
-            return JudgeAnswer(text=sampled.reply.text, verdict=sampled.value)
-        self._usage_of(metric).failures += 1
+            return JudgeAnswer(text=sampled.reply.text, verdict=sampled.value, provider=provider_name, model_version=sampled.reply.model_version)
+        self._usage_of(prompt.metric).failures += 1
         if isinstance(sampled, BadReply):
-            return JudgeAnswer(error=sampled.why)
-        return JudgeAnswer(error=f"judge call failed: {sampled.message}")
+            return JudgeAnswer(error=sampled.why, provider=provider_name)
+        return JudgeAnswer(error=f"judge call failed: {sampled.message}", provider=provider_name)
 
     # ---- drawing samples until each is a complete verdict
 
@@ -156,7 +191,7 @@ class Judge:
             for index, candidate in zip(pending, fetched):
                 drawn[index] = _read(candidate, read, draw)
             pending = [index for index in pending if _redraw(drawn[index])]
-            if not pending or self.unavailable or self._remaining() <= 0:
+            if not pending or self.unavailable(prompt.model) or self._remaining() <= 0:
                 break
         return drawn
 
@@ -165,7 +200,7 @@ class Judge:
     async def _fetch(self, prompt: _Prompt, count: int) -> list[Fetched]:
         """`count` fresh samples: in requests of up to MAX_CANDIDATES candidates each, or
         one per request for a model that does not take candidate_count."""
-        batch = 1 if prompt.model in self._single_candidate_models else MAX_CANDIDATES
+        batch = 1 if prompt.model in self._single_candidate_models else provider(prompt.route.protocol).MAX_CANDIDATES
         return await self._fetch_in_requests(prompt, [min(batch, count - start) for start in range(0, count, batch)])
 
     async def _fetch_in_requests(self, prompt: _Prompt, sizes: list[int]) -> list[Fetched]:
@@ -197,11 +232,12 @@ class Judge:
     # ---- calls, retries, deadline
 
     async def _call_with_retries(self, prompt: _Prompt, candidates: int) -> CallOutcome:
-        state = self._loop_state()
+        state = self._loop_state(prompt.route)
         attempt = 0
         while True:
-            if self.unavailable:  # the credentials failed on another call: this one would too
-                return CallFailed(self.unavailable, credentials=True)
+            unavailable = self.unavailable(prompt.model)
+            if unavailable:  # the credentials failed on another call: this one would too
+                return CallFailed(unavailable, credentials=True)
             remaining = self._remaining()
             if remaining <= 0:
                 return CallFailed(f"judge deadline of {self.settings.deadline_seconds:g} s exceeded")
@@ -216,14 +252,14 @@ class Judge:
 
     async def _one_call(self, state: tuple[Any, AdaptiveLimiter], prompt: _Prompt, candidates: int, remaining: float) -> CallOutcome:
         client, limiter = state
-        if isinstance(client, CallFailed):  # the client could not be built (a credentials file)
-            self.unavailable = client.message
+        if isinstance(client, CallFailed):  # the client could not be built (a credentials file, no LiteLLM)
+            self._unavailable[prompt.route.key] = client.message
             return client
         await limiter.acquire()  # one request, one slot, however many candidates it asks for
         outcome: CallOutcome = CallFailed("judge call did not finish")
         try:
             timeout = min(self.settings.request_timeout_seconds, remaining)
-            generating = provider().generate(client, prompt.model, prompt.config, prompt.text, candidates)
+            generating = provider(prompt.route.protocol).generate(client, prompt.route, prompt.config, prompt.text, candidates)
             outcome = await asyncio.wait_for(generating, timeout)
             if isinstance(outcome, Generated) and not outcome.tokens_in:  # no usage reported
                 outcome = replace(outcome, tokens_in=estimate_prompt_tokens(prompt.text))
@@ -231,9 +267,9 @@ class Judge:
             outcome = CallFailed(f"no answer within {timeout:g} s", retryable=True)
         finally:
             await limiter.release(throttled=isinstance(outcome, CallFailed) and outcome.status == 429)
-        self._record_call(prompt.metric, prompt.model, outcome)
+        self._record_call(prompt.metric, prompt.route.model, outcome)
         if isinstance(outcome, CallFailed) and outcome.credentials:
-            self.unavailable = outcome.message  # every later sample says why, without a call
+            self._unavailable[prompt.route.key] = outcome.message  # every later sample says why, without a call
         return outcome
 
     def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
@@ -247,18 +283,23 @@ class Judge:
             self._started = time.monotonic()
         return self.settings.deadline_seconds - (time.monotonic() - self._started)
 
-    def _loop_state(self) -> tuple[Any, AdaptiveLimiter]:
-        """Client and limiter bind to the running event loop; each asyncio.run gets fresh ones."""
+    def _loop_state(self, route: Route) -> tuple[Any, AdaptiveLimiter]:
+        """Clients (one per endpoint) and the limiter (one for all) bind to the running event
+        loop; each asyncio.run gets fresh ones."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
-            if self._loop is not None and not isinstance(self._state[0], CallFailed):
-                provider().close_quietly(self._state[0])
+            self._close_clients()
             self._loop = loop
-            self._state = (
-                provider().build_client(self._access, self.settings.request_timeout_seconds),
-                AdaptiveLimiter(self.settings.concurrency),
-            )
-        return self._state
+            self._limiter = AdaptiveLimiter(self.settings.concurrency)
+        if route.key not in self._clients:
+            self._clients[route.key] = (route.protocol, provider(route.protocol).build_client(route, self._access, self.settings.request_timeout_seconds))
+        return self._clients[route.key][1], self._limiter
+
+    def _close_clients(self) -> None:
+        for protocol, client in self._clients.values():
+            if not isinstance(client, CallFailed):
+                provider(protocol).close_quietly(client)
+        self._clients = {}
 
     # ---- accounting
 
@@ -288,7 +329,7 @@ def _as_reply(candidate: Union[str, BadReply], response: Generated) -> Fetched:
     if isinstance(candidate, BadReply):
         return candidate
     share = len(response.candidates)
-    return CachedReply(candidate, round(response.tokens_in / share), round(response.tokens_out / share))
+    return CachedReply(candidate, round(response.tokens_in / share), round(response.tokens_out / share), response.model_version)
 
 
 def _read(fetched: Fetched, read: Reader[Any], draw: int) -> Sampled:

@@ -4,6 +4,7 @@ An agent may set GOOGLE_GENAI_USE_VERTEXAI, a key or a project in `os.environ` w
 imported (agent samples do): that is the agent's business, not the judge's. So the judge's
 endpoint and credentials are taken from a snapshot made before the agent is loaded and are
 handed to google-genai explicitly, leaving it nothing to read from `os.environ` itself.
+The other providers' keys and endpoints come from the same snapshot (routes.py).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ class JudgeAccess:
     location: str = DEFAULT_VERTEX_LOCATION
     base_url: Optional[str] = None  # judge.base_url, else GOOGLE_GEMINI_BASE_URL / GOOGLE_VERTEX_BASE_URL
     credentials_file: Optional[str] = None  # GOOGLE_APPLICATION_CREDENTIALS, read for Vertex AI
+    # The whole snapshot: the other providers' keys and endpoints are read from it by name
+    # (routes.py), since agenteval.yaml may name any variable.
+    env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str], base_url: Optional[str] = None) -> "JudgeAccess":
@@ -39,6 +43,7 @@ class JudgeAccess:
             location=env.get("GOOGLE_CLOUD_LOCATION") or DEFAULT_VERTEX_LOCATION,
             base_url=base_url or env.get(url_variable) or None,
             credentials_file=env.get("GOOGLE_APPLICATION_CREDENTIALS") or None,
+            env=dict(env),
         )
 
     @property

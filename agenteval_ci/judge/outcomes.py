@@ -4,6 +4,7 @@ makes of a reply (`Unreadable`, `Reader`) is the core's: core/judging.py."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Optional, Union
 
@@ -39,6 +40,27 @@ class Generated:
     tokens_in: int
     tokens_out: int
     blocked: Optional[str] = None
+    model_version: Optional[str] = None  # the model version the API says answered
 
 
 CallOutcome = Union[Generated, CallFailed]
+
+
+@dataclass(frozen=True)
+class FinishReasons:
+    """A provider's words for how a reply ended: a filter stopped it (the same prompt would be
+    stopped again), it hit the output limit, or it finished (anything else did not)."""
+
+    blocked: Collection[str]
+    cut_short: str
+    finished: Collection[Optional[str]]
+
+    def candidate(self, text: str, reason: Optional[str]) -> Union[str, BadReply]:
+        """A candidate's text when the model finished it, or why it is no answer."""
+        if reason in self.blocked:
+            return BadReply(f"the judge's reply was blocked (finish reason {reason})", retryable=False)
+        if reason == self.cut_short:
+            return BadReply(f"the judge's reply was cut short (finish reason {reason})")
+        if reason not in self.finished:
+            return BadReply(f"the judge's reply did not finish (finish reason {reason})")
+        return text if text else BadReply("the judge returned no text")

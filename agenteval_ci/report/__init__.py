@@ -10,6 +10,7 @@ import dataclasses
 import json
 from typing import TYPE_CHECKING, Optional
 
+from ..schema.judge import JudgeFingerprint
 from ..schema.project import DEFAULT_BASELINE
 
 COMPARISON_VERSION = 1  # of comparison.json
@@ -94,9 +95,16 @@ def comparison_json_parts(comparison: Comparison) -> Iterator[str]:
     """comparison_json's text a case at a time, the same bytes: a 100,000-case comparison is
     never one string, nor one tree of dicts."""
     data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(dataclasses.replace(comparison, cases=()))}
-    head, tail = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False).split(_CASES_AT)
+    head, tail = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json).split(_CASES_AT)
     yield head + '\n  "cases": ['
     for i, case in enumerate(comparison.cases):
-        text = json.dumps(dataclasses.asdict(case), indent=2, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(dataclasses.asdict(case), indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json)
         yield ("," if i else "") + "\n    " + text.replace("\n", "\n    ")
     yield ("\n  ]" if comparison.cases else "]") + tail + "\n"
+
+
+def _fingerprint_json(value: object) -> object:
+    """A judge's fingerprint (the one pydantic model in a comparison: `judge_changes`)."""
+    if isinstance(value, JudgeFingerprint):
+        return value.model_dump(mode="json")
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")

@@ -11,7 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
+from ..core.budgets import change_text, fmt_figure
 from ..schema import OUTCOMES, CaseResult, Invocation, Outcome, Status, text_of
+from ..schema.labels import case_labels
+from ..schema.settings import percent
 from .diff import call_text
 from .text import fmt, fmt_delta
 
@@ -40,7 +43,8 @@ class Style:
         return cls(colour_wanted(stream, env))
 
     def paint(self, text: str, name: str) -> str:
-        return f"\x1b[{_CODES[name]}m{text}\x1b[0m" if self.colour and text else text
+        """`text` in the colour `name` ("" for none)."""
+        return f"\x1b[{_CODES[name]}m{text}\x1b[0m" if self.colour and text and name else text
 
 
 PLAIN = Style()
@@ -66,8 +70,8 @@ def metric_change_line(m: CaseMetric, style: Style) -> str:
     return style.paint(line, "red") if m.counted else line
 
 
-def _case_lines(case: CaseOutcome, style: Style) -> list[str]:
-    lines = [f"    {style.paint(case.key, 'bold')}"]
+def _case_lines(case: CaseOutcome, label: str, style: Style) -> list[str]:
+    lines = [f"    {style.paint(label, 'bold')}"]
     if case.outcome not in (Outcome.NEW, Outcome.REMOVED):
         lines += [f"        {metric_change_line(m, style)}" for m in case.metrics if _metric_changed(m)]
     if case.note:
@@ -75,20 +79,43 @@ def _case_lines(case: CaseOutcome, style: Style) -> list[str]:
     return lines
 
 
+def _heading(outcome: Outcome, count: int) -> str:
+    """`REGRESSED (2)`, with what the word does not say: `FLAKY (1): runs disagree`."""
+    change = OUTCOMES[outcome].change or ""
+    detail = change.removeprefix(outcome.words).strip(" ()") if change.startswith(outcome.words) else change
+    return f"{outcome.word} ({count})" + (f": {detail}" if detail else "")
+
+
 def render_changes(comparison: Comparison, style: Style = PLAIN, per_section: int = CASES_PER_SECTION) -> str:
     """Every changed case by outcome with its metrics baseline → PR; empty when nothing changed."""
     sections = []
+    labels = case_labels(comparison.cases)
     for outcome, traits in OUTCOMES.items():
         cases = [c for c in comparison.cases if c.outcome == outcome]
         if not cases or traits.change is None:
             continue
-        lines = [f"  {style.paint(f'{traits.change} ({len(cases)})', traits.colour)}"]
+        lines = [f"  {style.paint(_heading(outcome, len(cases)), traits.colour)}"]
         for case in cases[:per_section]:
-            lines += _case_lines(case, style)
+            lines += _case_lines(case, labels[case.key], style)
         if len(cases) > per_section:
             lines.append(f"    … {len(cases) - per_section} more (agenteval report RESULTS --format html lists every case)")
         sections.append("\n".join(lines))
     return "changes from the baseline:\n" + "\n".join(sections) if sections else ""
+
+
+def render_budgets(comparison: Comparison, style: Style = PLAIN) -> str:
+    """Each budget: baseline → PR per run of the suite, the change against what is allowed; the
+    cases that drove a breach under it. Empty when no budget is set."""
+    lines = []
+    for b in comparison.budgets:
+        verdict = {"breached": style.paint("over budget", "red"), "no baseline": "no baseline figures"}.get(b.verdict, "within budget")
+        figures = f"{fmt_figure(b.key, b.baseline_total)} → {fmt_figure(b.key, b.candidate_total)} ({change_text(b.increase)})" if b.cases else "–"
+        lines.append(f"  {b.suite} {b.key} ({b.what}, the cases summed): {figures}, allowed {percent(b.budget)}: {verdict}")
+        if b.reason and not b.breached:
+            lines.append(f"    {style.paint(b.reason, 'dim')}")
+        for d in b.drivers if b.breached else ():
+            lines.append(f"    {d.case}: {fmt_figure(b.key, d.baseline)} → {fmt_figure(b.key, d.candidate)} ({change_text(None if d.baseline == 0 else d.rise)})")
+    return "budgets:\n" + "\n".join(lines) if lines else ""
 
 
 # ---------------------------------------------------------------- adk eval's per-turn details

@@ -7,8 +7,10 @@ from itertools import groupby
 from xml.etree import ElementTree as ET
 
 from ..core.digest import ScoredCase, ScoredResults
-from ..core.gate import Comparison
-from ..schema import Status
+from ..core.gate import CaseOutcome, Comparison
+from ..schema import Outcome, Status
+from ..schema.labels import SEPARATOR, case_labels
+from ..schema.vocabulary import case_words
 from .view import judged_without_text
 
 
@@ -20,13 +22,20 @@ def _failure_text(case: ScoredCase, regressed: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _testcase(case: ScoredCase, regressed: list[str]) -> ET.Element:
+def _testcase(case: ScoredCase, label: str, outcome: CaseOutcome | None) -> ET.Element:
+    """`classname` is `suite.eval_set` and `name` the case, as the label shows them; a failure's
+    message leads with the word the other reports lead with (`REGRESSED: metric, ...`); a case
+    over budget names the budgets it went over."""
     duration = sum(r.duration or 0.0 for r in case.runs)
-    element = ET.Element("testcase", classname=f"{case.suite}.{case.eval_set_id}", name=case.eval_id, time=f"{duration:.3f}")
-    if case.status == Status.FAILED or regressed:
-        failed = [n for n, m in case.metrics.items() if m.status == Status.FAILED] + regressed
-        failure = ET.SubElement(element, "failure", message="failed: " + ", ".join(dict.fromkeys(failed)) if failed else "failed", type="agenteval")
-        failure.text = _failure_text(case, regressed)
+    parts = label.split(SEPARATOR)
+    element = ET.Element("testcase", classname=".".join(parts[:2]), name=parts[-1], time=f"{duration:.3f}")
+    regressed = outcome.counted if outcome else []
+    over_budget = outcome.note.split("; ")[0] if outcome and outcome.outcome == Outcome.OVER_BUDGET else ""
+    if case.status == Status.FAILED or regressed or over_budget:
+        word, _ = case_words(Outcome(outcome.outcome) if outcome else None, case.status)
+        failed = [n for n, m in case.metrics.items() if m.status == Status.FAILED] + regressed + ([over_budget] if over_budget else [])
+        failure = ET.SubElement(element, "failure", message=f"{word}: " + ", ".join(dict.fromkeys(failed)) if failed else word, type="agenteval")
+        failure.text = "\n".join(filter(None, [_failure_text(case, regressed), over_budget]))
     elif case.status == Status.NOT_EVALUATED:
         ET.SubElement(element, "skipped", message=case.reason or "not evaluated")
     blind = [f"{name} was judged without {judged_without_text(m.judged_without)}" for name, m in case.metrics.items() if m.judged_without]
@@ -39,10 +48,16 @@ def junit_xml(results: ScoredResults, comparison: Comparison | None = None) -> s
     return "".join(junit_parts(results, comparison))
 
 
+def _fails(case: ScoredCase, outcome: CaseOutcome | None) -> bool:
+    """What _testcase gives a <failure>: a failed case, a counted regression, a case over budget."""
+    return case.status == Status.FAILED or bool(outcome and (outcome.counted or outcome.outcome == Outcome.OVER_BUDGET))
+
+
 def junit_parts(results: ScoredResults, comparison: Comparison | None = None) -> Iterator[str]:
-    """The XML a testcase at a time (each suite's counts come first, from the cases' statuses):
-    100,000 cases never stand as one tree."""
-    regressed = {c.key: c.counted for c in comparison.cases} if comparison else {}
+    """The XML a testcase at a time (each suite's counts come first, from the cases' statuses
+    and outcomes): 100,000 cases never stand as one tree."""
+    outcomes = {c.key: c for c in comparison.cases} if comparison else {}
+    labels = case_labels(results.cases)
     ordered = sorted(results.cases, key=lambda c: c.suite)
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
     if not ordered:
@@ -51,13 +66,13 @@ def junit_parts(results: ScoredResults, comparison: Comparison | None = None) ->
     yield '<testsuites name="agenteval">\n'
     for suite, grouped in groupby(ordered, key=lambda c: c.suite):
         cases = list(grouped)
-        failed = [c.status == Status.FAILED or bool(regressed.get(c.key)) for c in cases]
+        failed = [_fails(c, outcomes.get(c.key)) for c in cases]
         skipped = sum(not f and c.status == Status.NOT_EVALUATED for f, c in zip(failed, cases))
         node = ET.Element("testsuite", name=suite, tests=str(len(cases)), failures=str(sum(failed)), errors="0", skipped=str(skipped))
         opening = ET.tostring(node, encoding="unicode")
         yield f"  {opening[:-3]}>\n"  # `<testsuite ... />` opened
         for case in cases:
-            element = _testcase(case, regressed.get(case.key, []))
+            element = _testcase(case, labels[case.key], outcomes.get(case.key))
             ET.indent(element, level=2)
             yield f"    {ET.tostring(element, encoding='unicode')}\n"
         yield "  </testsuite>\n"

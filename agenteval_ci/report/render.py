@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from ..schema import Outcome
 from .text import fenced, fmt, fmt_delta, inline
+
+
+def outcome_word(outcome: str) -> str:
+    """An outcome's value (`newly_failing`) as every report names it (`NEWLY FAILING`)."""
+    return Outcome(outcome).word
 
 
 def environment() -> Environment:
@@ -16,7 +22,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(inline=inline, fenced=fenced, score=fmt, delta=fmt_delta)
+    env.filters.update(inline=inline, fenced=fenced, score=fmt, delta=fmt_delta, outcome_word=outcome_word)
     return env
 
 

@@ -6,15 +6,20 @@ summary and the HTML report agree to the digit.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 import pydantic
 
+from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
 from ..core.digest import Fetch, ScoredCase, ScoredResults
 from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary
 from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, RunRecord, Status, Verdict
+from ..schema.labels import SEPARATOR, case_labels
+from ..schema.settings import percent
+from ..schema.vocabulary import case_words
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
+from .judge_notes import judge_alert, judge_notes
 from .text import fmt, fmt_delta, fmt_rate, inline
 
 RATIONALE_CHARS = 600
@@ -44,6 +49,23 @@ class MetricRow:
 
 
 @dataclass(frozen=True)
+class BudgetRow:
+    """One budget of one suite: baseline → PR per run of the suite, and the cases that drove it."""
+
+    suite: str
+    key: str
+    what: str
+    baseline: str
+    pr: str
+    change: str
+    allowed: str
+    verdict: str
+    detail: str
+    cases: tuple[str, ...]  # `case: baseline → PR (+x%)`, the largest rises first
+    breached: bool
+
+
+@dataclass(frozen=True)
 class Fact:
     label: str
     value: str
@@ -52,8 +74,11 @@ class Fact:
 @dataclass(frozen=True)
 class CaseView:
     key: str
+    label: str  # `suite / eval_set / case`, for people (schema/labels.py)
+    name: str  # the case's own part of the label: its eval_id, or its file's name
     eval_id: str
     outcome: str
+    word: str  # what leads the case: `REGRESSED`, `NEW (FAIL)`, `PASS` (vocabulary.case_words)
     status: str
     note: str
     metrics: tuple[CaseMetric, ...]
@@ -84,6 +109,9 @@ class ReportView:
     warnings: tuple[str, ...] = ()  # e.g. a judged metric that went without the agent's context
     reruns: tuple[Fact, ...] = ()  # num_runs: auto: case key -> how many runs and why
     reruns_total: int = 0
+    judge_changes: tuple[str, ...] = ()  # metrics whose judge changed since the baseline (judge_notes.py)
+    judge_alert: str = "NOTE"
+    budgets: tuple[BudgetRow, ...] = ()  # gate.budgets
 
 
 FETCH_BATCH = 256  # cases read whole at once for a report: the diffs of a big suite stream through
@@ -97,6 +125,7 @@ class CaseViews:
 
     outcomes: tuple[CaseOutcome, ...]
     fetch: Fetch
+    labels: Mapping[str, str]  # case key -> label (schema/labels.py), of every case of the report
 
     def __len__(self) -> int:
         return len(self.outcomes)
@@ -106,7 +135,7 @@ class CaseViews:
             batch = self.outcomes[start : start + FETCH_BATCH]
             whole = self.fetch([o.key for o in batch if o.outcome != Outcome.REMOVED])
             for outcome in batch:
-                yield case_view(outcome, whole.get(outcome.key))
+                yield case_view(outcome, whole.get(outcome.key), self.labels[outcome.key])
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -124,6 +153,31 @@ def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
         detail += f"; {len(s.unsure)} case(s) still unsure when the runs ended (first: {s.unsure[0]}), the evidence not leaning toward a drop"
     rubrics = tuple(RubricRow(r.rubric_id, fmt_rate(r.baseline_rate), fmt_rate(r.candidate_rate), r.cases) for r in s.rubrics)
     return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
+
+
+_BUDGET_VERDICTS = {"breached": "🔴 over budget", "within": "within budget", "no baseline": "no baseline figures"}
+
+
+def _budget_row(s: BudgetSummary) -> BudgetRow:
+    detail = s.reason or (f"{s.cases} case(s), {s.mode}" if s.cases else "")
+    if s.lost:
+        detail += f"; {len(s.lost)} case(s) lost the figure (first: {s.lost[0]})"
+    cases = tuple(f"{d.case}: {fmt_figure(s.key, d.baseline)} → {fmt_figure(s.key, d.candidate)} ({change_text(None if d.baseline == 0 else d.rise)})"
+                  for d in s.drivers)
+    return BudgetRow(s.suite, s.key, s.what, fmt_figure(s.key, s.baseline_total), fmt_figure(s.key, s.candidate_total),
+                     change_text(s.increase) if s.cases else "–", percent(s.budget), _BUDGET_VERDICTS.get(s.verdict, s.verdict), detail, cases, s.breached)
+
+
+def _cost_facts(costs: tuple[SuiteCost, ...]) -> list[Fact]:
+    """The agent's model cost per run of each suite, and baseline → PR over the cases both priced."""
+    facts = []
+    for c in costs:
+        label = "agent cost per run" if len(costs) == 1 else f"agent cost per run ({c.suite})"
+        value = f"${c.cost:.4f}" if c.cost is not None else f"unknown: {c.unknown}"
+        if c.baseline is not None and c.paired is not None:
+            value += f"; baseline → PR over {c.cases} case(s): ${c.baseline:.4f} → ${c.paired:.4f} ({change_text(c.change)})"
+        facts.append(Fact(label, value))
+    return facts
 
 
 def _worst_run(result: CaseResult, metric: str | None) -> RunRecord | None:
@@ -195,17 +249,21 @@ def _argument_tally(result: CaseResult, run: RunRecord | None) -> str:
     return ", ".join(parts)
 
 
-def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
+def case_view(outcome: CaseOutcome, result: CaseResult | None, label: str) -> CaseView:
     worse = outcome.worse_metrics
     run = _worst_run(result, worse[0] if worse else None) if result else None
     actual = run.invocations if run else []
     expected = _expected(result) if result else []
     show_diffs = result is not None and Outcome(outcome.outcome).traits.shows_diff
     trajectory, aligned = _trajectory(result, run, expected, actual) if result is not None and show_diffs and expected else ("", False)
+    word, _ = case_words(Outcome(outcome.outcome), Status(outcome.status) if outcome.status else None)
     return CaseView(
         key=outcome.key,
+        label=label,
+        name=label.rsplit(SEPARATOR, 1)[-1],
         eval_id=outcome.eval_id,
         outcome=outcome.outcome,
+        word=word,
         status=outcome.status or "–",
         note=outcome.note,
         metrics=outcome.metrics,
@@ -219,7 +277,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None) -> CaseView:
     )
 
 
-def _facts(results: ScoredResults) -> tuple[Fact, ...]:
+def _facts(results: ScoredResults, costs: tuple[SuiteCost, ...] = ()) -> tuple[Fact, ...]:
     s = results.stats
     runs = sum(len(c.runs) for c in results.cases)
     facts = [
@@ -232,8 +290,9 @@ def _facts(results: ScoredResults) -> tuple[Fact, ...]:
         Fact("judge tokens", f"{s.judge_tokens.input} in / {s.judge_tokens.output} out"),
         Fact("judge cache hits", f"{s.judge_cache_hits} of {s.judge_cache_hits + s.judge_cache_misses}"),
     ]
+    facts += _cost_facts(costs)
     if s.estimated_cost_usd is not None:
-        facts.append(Fact("estimated cost", f"${s.estimated_cost_usd:.2f}"))
+        facts.append(Fact("judge cost (estimated)", f"${s.estimated_cost_usd:.2f}"))
     if results.commit:
         facts.append(Fact("commit", results.commit[:12]))
     return tuple(facts)
@@ -311,6 +370,9 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
         return "WARNING" if state is Verdict.FAILED else "NOTE", f"agenteval {state} on thresholds only: suite `{suite}` has no baseline yet"
     if comparison.accepted_by and comparison.verdict == Verdict.PASSED:
         return "TIP", f"agenteval passed against the baseline @{comparison.accepted_by} accepted on this PR (suite `{suite}`)"
+    over = [f"`{b.key}`" for b in comparison.budgets if b.breached]
+    if comparison.verdict == Verdict.FAILED and over and not comparison.regressions:
+        return "CAUTION", f"agenteval failed: over budget on {', '.join(dict.fromkeys(over))} in suite `{suite}`"
     if comparison.verdict == Verdict.FAILED:
         return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
     if comparison.reasons:  # fail_on never: would have failed
@@ -321,6 +383,7 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
 def build_view(comparison: Comparison, results: ScoredResults, suite: str | None = None, *, every_case: bool = False) -> ReportView:
     """`every_case` keeps unchanged cases too (the HTML report lists every case)."""
     name = inline(suite or ",".join(results.suites))
+    labels = case_labels([*comparison.cases, *results.cases])
     alert, headline = _headline(comparison, name)
     again = rerun_cases(results)
     return ReportView(
@@ -331,13 +394,16 @@ def build_view(comparison: Comparison, results: ScoredResults, suite: str | None
         reasons=comparison.reasons + tuple(f"warning (gate.not_evaluated: warn): {w}" for w in comparison.warnings),
         has_baseline=comparison.has_baseline,
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
-        cases=CaseViews(tuple(c for c in comparison.cases if every_case or Outcome(c.outcome).traits.title), results.fetch),
+        cases=CaseViews(tuple(c for c in comparison.cases if every_case or Outcome(c.outcome).traits.title), results.fetch, labels),
         counts=comparison.counts,
-        facts=_facts(results),
+        facts=_facts(results, tuple(c for c in comparison.costs if suite is None or c.suite == suite)),
         baseline_edited=comparison.baseline_edited,
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
         warnings=tuple(judged_blind_warnings(results)),
-        reruns=tuple(Fact(c.key, c.runs_note or "") for c in again[:RERUNS_SHOWN]),
+        reruns=tuple(Fact(labels[c.key], c.runs_note or "") for c in again[:RERUNS_SHOWN]),
         reruns_total=len(again),
+        judge_changes=judge_notes(comparison.judge_changes),
+        judge_alert=judge_alert(comparison.judge_changes),
+        budgets=tuple(_budget_row(b) for b in comparison.budgets if suite is None or b.suite == suite),
     )

@@ -21,6 +21,7 @@ from ..core.adaptive import FIRST_BASELINE_BUDGET, Rerun, RoundPlan, case_note, 
 from ..core.judging import Judge
 from ..core.metrics import adk_mean
 from ..core.metrics.efficiency import token_breakdown
+from ..core.prices import priced
 from ..core.results import with_judge_usage
 from ..core.scoring import CaseToScore, score_case, with_more_runs
 from ..core.shards import in_shard
@@ -267,6 +268,7 @@ def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs
     async def run_and_score(job: CaseJob, indexes: range) -> CaseResult:
         case = job.case()
         runs = await _run_case(agents[job.suite.name], job, case, bounds[job.suite.name], progress, judge, indexes)
+        runs = [priced(run, job.suite.prices) for run in runs]
         return await score_case(_to_score(job, case, runs), judge).result()
 
     return run_and_score
@@ -356,7 +358,9 @@ class Adapt:
         rounds, stopped = 1, ""
         left: list[Rerun] = []
         while True:
-            plan = self.plan(new_results(list(cases.values()), num_runs=1))
+            # the round counts: budgets are tested after every round, each round at its share of alpha
+            looked = AdaptiveInfo(min_runs=1, max_runs=1, run_budget=1, rounds=rounds)
+            plan = self.plan(new_results(list(cases.values()), num_runs=1, adaptive=looked))
             chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)
             stopped = self._stopped(plan, chosen, left)
             if plan.decided or not chosen:

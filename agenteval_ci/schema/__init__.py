@@ -5,6 +5,7 @@ from .content import Content, FunctionCall, FunctionResponse, Part, UsageMetadat
 from .eval_config import (
     DEFAULT_EVAL_CONFIG,
     BaseCriterion,
+    CoherenceCriterion,
     EvalConfig,
     HallucinationsCriterion,
     JudgeModelOptions,
@@ -61,6 +62,7 @@ __all__ = [
     "BY_RANK",
     "BaseCriterion",
     "CaseResult",
+    "CoherenceCriterion",
     "Content",
     "ConversationScenario",
     "ConversationScenarios",

@@ -15,6 +15,7 @@ from typing import Optional
 from pydantic import Field, field_validator, model_validator
 
 from ._base import StrictModel
+from .judge import JudgeFingerprint
 from .results import Status
 
 BASELINE_VERSION = 2  # 2: metrics keep a `history`; version 1's `passes`/`fails` are read into it
@@ -66,6 +67,9 @@ class BaselineMetric(StrictModel):
     # Version 1 only: runs that passed / failed; read into `history` as one planned batch.
     passes: Optional[int] = Field(default=None, ge=0)
     fails: Optional[int] = Field(default=None, ge=0)
+    judge: Optional[str] = None  # judged metrics: the id of the judge's fingerprint in `Baseline.judges`
+    # The recorded runs these scores came from, when not the case's `outputs` (a partial accept).
+    outputs: Optional[str] = None
 
     @field_validator("history")
     @classmethod
@@ -110,6 +114,12 @@ class BaselineCase(StrictModel):
     fingerprint: str
     status: Status
     metrics: dict[str, BaselineMetric] = Field(default_factory=dict)
+    # Budgeted figures (gate.budgets, and cost_usd): each planned run's figure, None where a run
+    # had none (docs/baseline.md, "Figures"). Kept only for the figures the project budgets.
+    figures: dict[str, list[Optional[float]]] = Field(default_factory=dict)
+    # Digest of the runs the scores came from, whose record is in the outputs file beside the
+    # baseline (files/baseline_outputs.py): what a changed judge re-judges.
+    outputs: Optional[str] = None
 
 
 class Provenance(StrictModel):
@@ -124,9 +134,20 @@ class Baseline(StrictModel):
     provenance: Provenance
     # suite -> eval_set_id -> eval_id -> case
     suites: dict[str, dict[str, dict[str, BaselineCase]]] = Field(default_factory=dict)
+    judges: dict[str, JudgeFingerprint] = Field(default_factory=dict)  # id -> fingerprint, for the metrics' `judge`
 
     def case(self, suite: str, eval_set_id: str, eval_id: str) -> BaselineCase | None:
         return self.suites.get(suite, {}).get(eval_set_id, {}).get(eval_id)
+
+    def outputs_of(self, case: BaselineCase, metric: str) -> Optional[str]:
+        """The digest of the recorded runs a metric's scores came from, if recorded."""
+        entry = case.metrics.get(metric)
+        return (entry.outputs if entry else None) or case.outputs
+
+    def judge_of(self, case: BaselineCase, metric: str) -> Optional[JudgeFingerprint]:
+        """The judge that gave a metric's scores, if recorded (not before agenteval recorded it)."""
+        entry = case.metrics.get(metric)
+        return self.judges.get(entry.judge) if entry and entry.judge else None
 
     def keys(self) -> list[tuple[str, str, str]]:
         return [(s, e, c) for s, sets in self.suites.items() for e, cases in sets.items() for c in cases]

@@ -51,6 +51,13 @@ class SafetyCriterion(BaseCriterion):
     judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
 
 
+class CoherenceCriterion(BaseCriterion):
+    """ADK's response_evaluation_score takes a plain threshold (1 to 5); the judge options are
+    ours, one sample by default, as Vertex's coherence metric gives one rating."""
+
+    judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
+
+
 class LlmBackedUserSimulatorCriterion(LlmAsAJudgeCriterion):
     stop_signal: str = "</finished>"
 

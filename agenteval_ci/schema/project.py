@@ -15,7 +15,7 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 from ._base import StrictModel
 from .arg_rules import ToolArgs, check_tool_args
 from .remote_agent import RemoteAgentConfig
-from .settings import GateSettings, JudgeSettings
+from .settings import GateSettings, JudgeSettings, ModelPrice
 
 DEFAULT_PROJECT_FILE = "agenteval.yaml"
 DEFAULT_BASELINE = ".agenteval/baseline.json"
@@ -135,6 +135,9 @@ class ProjectConfig(StrictModel):
     baseline: str = DEFAULT_BASELINE  # relative to agenteval.yaml's folder
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     gate: GateSettings = Field(default_factory=GateSettings)
+    # The agent's model prices over the built-in table (USD per million tokens), also the judge's
+    # (judge.prices goes over these for the judge).
+    prices: dict[str, ModelPrice] = Field(default_factory=dict)
     suites: list[SuiteConfig] = Field(min_length=1)
 
     @field_validator("baseline")
@@ -153,4 +156,7 @@ class ProjectConfig(StrictModel):
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
             raise ValueError(f"suite names must be unique; give each suite a `name` (repeated: {', '.join(duplicates)})")
+        unknown = sorted(set(self.gate.suite_budgets) - set(names))
+        if unknown:
+            raise ValueError(f"gate.suite_budgets names no suite: {', '.join(unknown)} (suites: {', '.join(names)})")
         return self

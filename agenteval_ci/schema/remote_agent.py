@@ -22,6 +22,7 @@ from ._base import StrictModel
 RemoteKind = Literal["http", "adk_api_server", "a2a"]
 TrajectorySource = Literal["auto", "reply", "traces"]
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${VAR}` in `env` and `headers` values
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
 
 

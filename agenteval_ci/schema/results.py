@@ -15,6 +15,7 @@ from pydantic import Field
 
 from ._base import StrictModel
 from .eval_set import EvalCase, Invocation
+from .judge import JudgeFingerprint
 from .vocabulary import Status as Status  # re-exported: the schema names it here
 
 SCHEMA_VERSION = 2  # 2: one case per line (files/results.py); version 1's single line still reads
@@ -81,8 +82,9 @@ class MetricResult(StrictModel):
     threshold: Optional[float] = None  # None for informational metrics
     status: Status = Status.NOT_EVALUATED
     reason: Optional[str] = None
-    config_fingerprint: str = ""
+    config_fingerprint: str = ""  # the criterion apart from its judge: core/fingerprint.py
     judged_without: Optional[list[str]] = None  # every run's `judged_without`, together
+    judge: Optional[JudgeFingerprint] = None  # judged metrics: which judge gave the scores
     runs: list[MetricRun] = Field(default_factory=list)
 
 
@@ -102,6 +104,11 @@ class RunRecord(StrictModel):
     # What the judges read that the agent could not report: "intermediate_texts" for a Python
     # agent whose replies had tool calls but no `steps`. None when nothing is missing.
     unreported: Optional[list[str]] = None
+    # The dollar cost of the agent's model calls in this run, from the price table (docs/config.md,
+    # `prices`); None when some call could not be priced: `unpriced_models` names the models
+    # without a known price ("<model not reported>" for a call whose model no event named).
+    cost_usd: Optional[float] = None
+    unpriced_models: Optional[list[str]] = None
 
 
 def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:
@@ -187,6 +194,20 @@ class AdaptiveInfo(StrictModel):
     stopped: str = ""  # why the rounds ended, in words
 
 
+class RejudgedBaseline(StrictModel):
+    """A baseline metric judged again, on the baseline's recorded outputs, by this run's judge:
+    what the gate compares this run with when the judge changed (docs/judge.md, "A changed judge").
+    `outputs` and `was` say exactly which baseline entry it stands in for."""
+
+    suite: str
+    eval_set_id: str
+    eval_id: str
+    metric: str
+    outputs: str  # the baseline's digest of the recorded runs (BaselineCase.outputs)
+    was: str  # the id of the baseline's judge fingerprint for this metric
+    result: MetricResult  # runs without their per-turn details
+
+
 class Results(StrictModel):
     schema_version: int = SCHEMA_VERSION
     tool_version: str
@@ -200,6 +221,7 @@ class Results(StrictModel):
     adaptive: Optional[AdaptiveInfo] = None  # set by `num_runs: auto`
     warnings: list[str] = Field(default_factory=list)
     cases: list[CaseResult] = Field(default_factory=list)
+    rejudged: Optional[list[RejudgedBaseline]] = None  # the baseline re-judged where this run's judge differs
 
     @property
     def passed(self) -> bool:

@@ -6,23 +6,47 @@ import them without importing each other.
 
 from __future__ import annotations
 
-from typing import Literal, Optional
+import re
+from typing import Annotated, Any, Literal, Optional
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field, PlainSerializer
 
 from ._base import StrictModel
 from .vocabulary import FailOn
 
+LONG_PROMPT_TOKENS = 200_000  # Gemini's tier boundary: a call whose prompt is longer pays the long-prompt prices
+
 
 class ModelPrice(StrictModel):
-    """USD per million tokens."""
+    """USD per million tokens (output includes thinking tokens). A model whose prices rise for
+    long prompts gives them too: a call whose prompt exceeds `long_prompt_tokens` pays them."""
 
-    input: float
-    output: float
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    long_prompt_input: Optional[float] = Field(default=None, ge=0)
+    long_prompt_output: Optional[float] = Field(default=None, ge=0)
+    long_prompt_tokens: int = Field(default=LONG_PROMPT_TOKENS, ge=1)
+
+
+class JudgeProviderSettings(StrictModel):
+    """How to reach one provider prefix of a judge model (`openai/...`, `azure/...`, or a name of
+    your own): every field left out keeps the provider's default (docs/judge.md, "Providers")."""
+
+    # The wire protocol: an OpenAI-compatible chat-completions endpoint, Azure OpenAI's
+    # deployments, Gemini through google-genai, or LiteLLM (the optional extra).
+    protocol: Optional[Literal["openai", "azure", "gemini", "litellm"]] = None
+    base_url: Optional[str] = None
+    api_key_env: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")  # the variable that holds the key
+    api_version: Optional[str] = None  # Azure OpenAI's api-version
 
 
 class JudgeSettings(StrictModel):
     """How LLM-judged metrics reach their model (see docs/judge.md)."""
+
+    # Every judged metric uses this model instead of its criterion's judge_model (a judge swap in
+    # one line); None keeps each criterion's own.
+    model: Optional[str] = Field(default=None, min_length=1)
+    providers: dict[str, JudgeProviderSettings] = Field(default_factory=dict)  # by the prefix of a judge model
 
     concurrency: int = Field(default=32, ge=1)  # one bound for all judge calls of a run
     request_timeout_seconds: float = Field(default=60.0, gt=0)
@@ -34,6 +58,34 @@ class JudgeSettings(StrictModel):
     cache: bool = True
     cache_dir: str = ".agenteval/cache"
     prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides of the built-in table
+
+
+# The figures a budget may name (docs/gate.md, "Budgets"): ADK's efficiency metrics, the two
+# directions of token_usage_v1, and the dollar cost of the agent's model calls.
+BudgetKey = Literal[
+    "token_usage_v1", "input_tokens", "output_tokens", "inference_call_count_v1", "tool_call_count_v1",
+    "invocation_duration_v1", "cost_usd",
+]
+_INCREASE = re.compile(r"\+?\s*(\d+(?:\.\d+)?)\s*%")
+
+
+def _increase(value: Any) -> Any:
+    """`+10%` (or `10%`) as 0.1. A bare number is refused: 0.1 could mean 10% or 0.1%."""
+    if isinstance(value, str):
+        found = _INCREASE.fullmatch(value.strip())
+        if found:
+            return float(found.group(1)) / 100
+    raise ValueError(f"an allowed increase is a percentage such as +10% (got {value!r})")
+
+
+def percent(value: float) -> str:
+    """0.1 as `+10%`, as agenteval.yaml writes it."""
+    return f"+{value * 100:.10g}%"
+
+
+# Written back as a percentage, so settings dumped and read again (resolve_gate) mean the same.
+Increase = Annotated[float, BeforeValidator(_increase), PlainSerializer(percent, return_type=str)]
+Budgets = dict[BudgetKey, Increase]
 
 
 class GateSettings(StrictModel):
@@ -54,3 +106,18 @@ class GateSettings(StrictModel):
     # 1 - power of the time).
     case_drop: float = Field(default=0.3, gt=0, lt=1)
     power: float = Field(default=0.9, gt=0, lt=1)
+    # Allowed increases against the baseline, per figure (docs/gate.md, "Budgets"):
+    # `{token_usage_v1: +10%, cost_usd: +5%}`; every suite, then `suite_budgets` per suite
+    # (a key set to null there drops that budget for the suite).
+    budgets: Budgets = Field(default_factory=dict)
+    suite_budgets: dict[str, dict[BudgetKey, Optional[Increase]]] = Field(default_factory=dict)
+
+    def budgets_for(self, suite: str) -> dict[str, float]:
+        """The budgets of one suite: the key's allowed increase as a fraction (0.1 for +10%)."""
+        merged: dict[BudgetKey, Optional[float]] = {**self.budgets, **self.suite_budgets.get(suite, {})}
+        return {key: value for key, value in merged.items() if value is not None}
+
+    def budget_keys(self) -> list[str]:
+        """Every figure some suite budgets: what a baseline keeps per run."""
+        keys = set(self.budgets) | {k for by_suite in self.suite_budgets.values() for k, v in by_suite.items() if v is not None}
+        return sorted(keys)

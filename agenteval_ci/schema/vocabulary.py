@@ -77,6 +77,7 @@ class Outcome(enum.StrEnum):
     """What the gate made of one case against the baseline; listed in the order reports show them."""
 
     REGRESSED = "regressed"
+    OVER_BUDGET = "over_budget"
     NEWLY_FAILING = "newly_failing"
     UNEVALUATED = "unevaluated"
     WORSENED = "worsened"
@@ -97,6 +98,11 @@ class Outcome(enum.StrEnum):
         """The name in words: `newly failing`."""
         return self.value.replace("_", " ")
 
+    @property
+    def word(self) -> str:
+        """The word that leads a changed case's line in every report: `NEWLY FAILING`."""
+        return self.words.upper()
+
 
 @dataclass(frozen=True)
 class OutcomeTraits:
@@ -106,21 +112,38 @@ class OutcomeTraits:
     colour: str  # in a terminal
     fails: bool = False  # annotated on the eval set as a failure
     shows_diff: bool = False  # reports show the run's trajectory and response against the expected ones
+    with_status: bool = False  # its word is followed by the case's PASS/FAIL (nothing to compare: that is the news)
 
 
 OUTCOMES: dict[Outcome, OutcomeTraits] = {
     Outcome.REGRESSED: OutcomeTraits(0, "regressed", "Regressions", "red", fails=True, shows_diff=True),
+    Outcome.OVER_BUDGET: OutcomeTraits(5, "over budget", "Over budget (tokens, calls, latency or cost)", "red", fails=True),
     Outcome.NEWLY_FAILING: OutcomeTraits(10, "newly failing", "Newly failing", "red", fails=True, shows_diff=True),
     Outcome.UNEVALUATED: OutcomeTraits(30, "not evaluated now (lost coverage)", "Not evaluated now (lost coverage)", "red", fails=True),
     Outcome.WORSENED: OutcomeTraits(20, "worsened", "Worsened (a score dropped by more than the tolerance)", "yellow", shows_diff=True),
     Outcome.FLAKY: OutcomeTraits(50, "flaky (runs disagree)", "Flaky (runs disagree)", "yellow", shows_diff=True),
     Outcome.INCOMPARABLE: OutcomeTraits(
-        80, "incomparable (the test changed; accept to compare again)", "Incomparable: the test changed, the baseline needs accepting", "yellow"
+        80, "incomparable (the test changed; accept to compare again)", "Incomparable: the test changed, the baseline needs accepting", "yellow",
+        with_status=True,
     ),
-    Outcome.NEW: OutcomeTraits(90, "new", "New cases", "dim", shows_diff=True),
+    Outcome.NEW: OutcomeTraits(90, "new", "New cases", "dim", shows_diff=True, with_status=True),
     Outcome.REMOVED: OutcomeTraits(100, "removed", "Removed cases", "dim"),
     Outcome.FIXED: OutcomeTraits(40, "fixed", "Fixed", "green"),
     Outcome.IMPROVED: OutcomeTraits(60, "improved", "Improved", "green"),
     Outcome.UNCHANGED: OutcomeTraits(70, None, None, ""),
 }
 BY_RANK = tuple(sorted(Outcome, key=lambda o: OUTCOMES[o].rank))  # the gate's counts and sort order
+
+
+def case_words(outcome: Outcome | None, status: Status | None) -> tuple[str, str]:
+    """What leads a case's line, and its colour: the outcome's word when the gate made news of
+    the case (`REGRESSED`, `FIXED`, `NEW (FAIL)`), else its status (`PASS`). A status never
+    follows an outcome it could contradict: a regressed case whose scores still pass is
+    `REGRESSED`, never `PASS ... regressed`."""
+    if outcome is not None and OUTCOMES[outcome].change is not None:
+        traits = OUTCOMES[outcome]
+        shown = f"{outcome.word} ({status.mark})" if traits.with_status and status is not None else outcome.word
+        return shown, traits.colour
+    if status is None:
+        return "–", ""
+    return status.mark, status.colour

@@ -27,6 +27,7 @@ from tests.judge.helpers import json_reply
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "home_automation"
 BASELINE = ".agenteval/baseline.json"
+OUTPUTS = ".agenteval/baseline.outputs.jsonl.gz"  # its recorded outputs, committed before it
 TOKEN = "ghs_fake_write_token_0123456789"
 BASE_SHA, HEAD_SHA = "b" * 40, "a" * 40
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .harness import BASELINE, HEAD_SHA, comment_event, make_repo, run_action
+from .harness import BASELINE, HEAD_SHA, OUTPUTS, comment_event, make_repo, run_action
 from .test_accept_mode import broken_results, pull  # noqa: F401 - fixtures
 
 FAST = {"AGENTEVAL_GITHUB_BACKOFF_SECONDS": "0.01"}
@@ -30,7 +30,8 @@ def ours(github, pattern: re.Pattern | str) -> list[dict]:
 
 
 def assert_accepted_once(github, good_baseline):
-    (commit,) = github.commits
+    outputs, commit = github.commits  # the recorded outputs first, then the baseline that points to them
+    assert (outputs["path"], commit["path"]) == (OUTPUTS, BASELINE)
     assert github.files["feature"][BASELINE] != good_baseline
     (accepted,) = ours(github, ACCEPTED)
     assert f"committed `{BASELINE}` in {commit['sha'][:7]}" in accepted["body"]

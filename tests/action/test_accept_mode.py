@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import subprocess
@@ -14,7 +15,7 @@ from agenteval_ci.schema.baseline import Baseline
 from tests.fakes.gemini import FakeGemini
 from tests.fakes.github import blob_sha
 
-from .harness import BASE_SHA, BASELINE, HEAD_SHA, comment_event, make_repo, pull_request_event, results_text, rubric_yes, run_action
+from .harness import BASE_SHA, BASELINE, HEAD_SHA, OUTPUTS, comment_event, make_repo, pull_request_event, results_text, rubric_yes, run_action
 
 
 @pytest.fixture(scope="module")
@@ -45,11 +46,14 @@ def accept(tmp_path, github, body: str = "/agenteval accept", **who):
 def test_a_writer_commits_the_head_results_as_the_baseline(tmp_path, pull, good_baseline, broken_results):
     run = accept(tmp_path, pull)
     assert run.code == 0, run.stderr + run.stdout
-    (commit,) = pull.commits
-    assert commit["branch"] == "feature" and "@maintainer" in commit["message"]
-    put = next(r for r in pull.requests if r.method == "PUT")
+    outputs, commit = pull.commits  # the recorded outputs first: the baseline points to them
+    assert commit["branch"] == "feature" and "@maintainer" in commit["message"] and outputs["path"] == OUTPUTS
+    put = next(r for r in pull.requests if r.method == "PUT" and r.path.endswith(BASELINE))
     assert put.body["sha"] == blob_sha(good_baseline)
     committed = Baseline.model_validate_json(pull.files["feature"][BASELINE])
+    records = [json.loads(line) for line in gzip.decompress(pull.files["feature"][OUTPUTS]).splitlines()[1:]]
+    assert {r["digest"] for r in records} == {c.outputs for sets in committed.suites.values() for cs in sets.values() for c in cs.values()}
+    assert {r["eval_id"] for r in records} >= {"set_thermostat", "kitchen_light_on"}
     assert committed.provenance.commit == HEAD_SHA
     assert committed.case("home", "home_basic", "set_thermostat").status.value == "FAILED"
     assert {r["content"] for r in pull.reactions} == {"eyes", "+1"}
@@ -97,7 +101,8 @@ def test_refused_when_the_head_moved_since_the_evaluation(tmp_path, pull):
 def test_a_conflicting_baseline_change_is_not_overwritten(tmp_path, pull, good_baseline):
     pull.set_files("feature", {BASELINE: good_baseline + " "})  # someone pushed a change after the head run
     run = accept(tmp_path, pull)
-    assert run.code == 1 and pull.commits == []
+    # the recorded outputs went first (content-addressed, so extra records are harmless); the baseline did not
+    assert run.code == 1 and [c["path"] for c in pull.commits] == [OUTPUTS]
     assert pull.files["feature"][BASELINE] == good_baseline + " "
     assert "did not overwrite" in pull.all_comments()[-1]["body"]
 
@@ -108,6 +113,7 @@ def test_a_fork_pr_gets_the_patch_instead_of_a_commit(tmp_path, pull):
     assert run.code == 0 and pull.commits == []
     reply = pull.all_comments()[-1]["body"]
     assert "```diff\n--- a/.agenteval/baseline.json\n+++ b/.agenteval/baseline.json" in reply and "git apply" in reply
+    assert "recorded outputs" in reply and "cannot travel in a text patch" in reply
 
 
 # ---------------------------------------------------------------- the accepted baseline sticks
@@ -166,3 +172,16 @@ def test_a_digest_from_another_pr_or_a_human_is_not_trusted(tmp_path, pull, brok
     run = grade(tmp_path, pull, push(pull, edited))
     assert run.code == 1 and run.outputs["verdict"] == "failed"
     assert "the comparison used the baseline of the base branch" in run.summary
+
+
+def test_accept_keeps_the_figures_agenteval_yaml_budgets(tmp_path, pull):
+    """gate.budgets names what a baseline keeps per run: `/agenteval accept` keeps it too."""
+    repo = make_repo(tmp_path / "repo")
+    config = repo / "agenteval.yaml"
+    config.write_text(config.read_text() + "gate:\n  budgets: {tool_call_count_v1: +0%}\n")
+    comment_id = pull.all_comments()[-1]["id"]
+    run = run_action(tmp_path, repo, pull.base_url, "issue_comment", comment_event("/agenteval accept", comment_id=comment_id))
+    assert run.code == 0, run.stderr + run.stdout
+    committed = Baseline.model_validate_json(pull.files["feature"][BASELINE])
+    figures = committed.case("home", "home_basic", "set_thermostat").figures
+    assert set(figures) == {"tool_call_count_v1"} and figures["tool_call_count_v1"] and all(v is not None for v in figures["tool_call_count_v1"])

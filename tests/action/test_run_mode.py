@@ -27,7 +27,7 @@ def test_regression_fails_with_one_comment_a_failing_check_and_annotations(tmp_p
     assert run.outputs["comment-url"] == comment["html_url"]
     (check,) = github.check_runs.values()
     assert check["conclusion"] == "failure" and check["head_sha"] == HEAD_SHA
-    thermostat = next(a for a in check["annotations"] if a["title"].startswith("set_thermostat "))
+    thermostat = next(a for a in check["annotations"] if a["title"].endswith(" set_thermostat"))
     assert thermostat["path"] == "evals/basic/home.evalset.json" and thermostat["start_line"] == 76
     assert "::error file=evals/basic/home.evalset.json,line=76" in run.stdout
     assert "agenteval" in run.summary and (repo / "agenteval-results" / "report.html").is_file()

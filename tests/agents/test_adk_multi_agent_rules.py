@@ -87,3 +87,34 @@ def test_transfer_and_tool_call_of_a_real_multi_agent_run_score_under_rules(gemi
     steps = metrics["tool_trajectory_alignment_score"]["runs"][0]["per_invocation"][0]["details"]["alignment"]
     assert [(s["tool"], s["expected_index"], s["actual_index"]) for s in steps] == [("transfer_to_agent", 0, 0), ("get_weather", 1, 1)]
     assert steps[1]["arguments"] == [{"path": "city", "rule": "text", "matched": True, "expected": "Paris", "actual": " paris"}]
+
+
+def test_adk_advice_about_context_caching_waits_for_log_level_info(gemini, tmp_path):
+    """google-adk warns that an app whose agents transfer has no context_cache_config; `adk eval`
+    prints nothing of it, and neither does the adk eval form, until `--log-level INFO` asks."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    agent_dir = tmp_path / "router"
+    agent_dir.mkdir()
+    (agent_dir / "__init__.py").write_text("from . import agent\n")
+    (agent_dir / "agent.py").write_text(AGENT)
+    case = {"eval_id": "paris", "conversation": [{
+        "invocation_id": "i", "user_content": {"parts": [{"text": "Weather in Paris?"}], "role": "user"},
+        "final_response": {"parts": [{"text": ANSWER}], "role": "model"}}]}
+    (agent_dir / "weather.evalset.json").write_text(json.dumps({"eval_set_id": "weather", "eval_cases": [case]}))
+    (agent_dir / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.8}}))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+
+    def adk_form(*flags: str) -> subprocess.CompletedProcess:  # a process each: ADK warns once per app and process
+        return subprocess.run([sys.executable, "-m", "agenteval_ci", "run", "router", "router/weather.evalset.json", *flags],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+
+    plain = adk_form()
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert "context_cache_config" not in plain.stdout + plain.stderr
+    asked = adk_form("--log-level", "info")
+    assert asked.returncode == 0, asked.stderr
+    assert "can transfer between agents but has no context_cache_config" in asked.stderr

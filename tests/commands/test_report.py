@@ -34,7 +34,7 @@ def test_every_format_renders_the_regression(files, tmp_path, fmt):
         failures = ET.fromstring(text).findall(".//testcase/failure")
         assert len(failures) == 1 and "tool_trajectory_avg_score" in failures[0].get("message")
     elif fmt == "html":  # the case's row carries its outcome (the CSS names every outcome anyway)
-        assert 'data-outcome="regressed" data-text="default/home/lights' in text
+        assert 'data-outcome="regressed" data-text="default / home / lights' in text
     else:
         assert "lights" in text and "regressed" in text
 

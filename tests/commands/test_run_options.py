@@ -77,16 +77,16 @@ def test_the_agents_debug_logging_goes_to_a_file_not_the_terminal(project):  # n
 def test_a_regression_is_named_and_coloured_only_when_asked(project):  # noqa: F811
     plain = agenteval(project, "run", env={"BREAK": "worse"})
     assert plain.returncode == 1
-    assert "FAIL  set_a / c1  <- regressed" in plain.stdout
-    assert "changes from the baseline:\n  regressed (1)\n    default/set_a/c1\n        response_match_score  1.000 → " in plain.stdout
+    assert "REGRESSED  default / set_a / c1\n" in plain.stdout
+    assert "changes from the baseline:\n  REGRESSED (1)\n    default / set_a / c1\n        response_match_score  1.000 → " in plain.stdout
     assert "\x1b[" not in plain.stdout  # not a terminal: no colour
     forced = agenteval(project, "run", env={"BREAK": "worse", "FORCE_COLOR": "1"})
-    assert "\x1b[31mgate failed\x1b[0m" in forced.stdout and "\x1b[31mFAIL \x1b[0m set_a / c1" in forced.stdout
+    assert "\x1b[31mgate failed\x1b[0m" in forced.stdout and "\x1b[31mREGRESSED \x1b[0m default / set_a / c1" in forced.stdout
     assert "\x1b[" not in agenteval(project, "run", env={"BREAK": "worse", "FORCE_COLOR": "1", "NO_COLOR": "1"}).stdout
     compared = agenteval(project, "run", "--no-gate", "--json", "r.json", env={"BREAK": "worse"})
     assert compared.returncode == 1
     done = agenteval(project, "compare", "r.json")
-    assert "regressed (1)\n    default/set_a/c1" in done.stdout
+    assert "REGRESSED (1)\n    default / set_a / c1" in done.stdout
 
 
 def test_detailed_alias_shows_each_turn(project: Path):  # noqa: F811
@@ -100,7 +100,7 @@ def test_a_corrupt_baseline_is_exit_2_after_the_table(project: Path):  # noqa: F
     (project / ".agenteval" / "baseline.json").write_text("{not json")
     done = agenteval(project, "run", "-k", "c0")
     assert done.returncode == 2 and "baseline.json" in done.stderr
-    assert "PASS  set_a / c0" in done.stdout
+    assert "PASS  default / set_a / c0" in done.stdout
 
 
 def test_a_real_adk_agent_logging_debug_at_import_does_not_bury_the_output(tmp_path):

@@ -124,3 +124,34 @@ def test_an_eval_configs_rules_are_checked_against_the_eval_sets_that_use_it(tmp
     assert "$.criteria.tool_argument_match_score.tool_args.dim_light: no case expects a call of 'dim_light'" in capsys.readouterr().out
     assert main(["score", str(tmp_path / "evals" / "home.evalset.json"), "--actual", str(tmp_path / "evals" / "home.evalset.json"),
                  "--eval-config", str(config)]) == 2  # as `score` refuses it
+
+
+def _served_project(tmp_path: Path, agent: str, session: bool = True) -> Path:
+    case = {**GOOD_CASE, **({"session_input": {"app_name": "weather", "user_id": "u"}} if session else {})}
+    _write(tmp_path / "evals" / "w.evalset.json", {"eval_set_id": "w", "eval_cases": [case]})
+    (tmp_path / "agenteval.yaml").write_text(f"suites:\n  - eval_sets: evals/*.evalset.json\n    agent: {agent}\n")
+    return tmp_path / "agenteval.yaml"
+
+
+def test_a_served_agents_config_is_checked_not_a_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("AGENT_TOKEN", raising=False)
+    config = _served_project(tmp_path, '{kind: adk_api_server, url: "http://127.0.0.1:8000", start: "./serve --port 8000", '
+                                       'headers: {Authorization: "Bearer ${AGENT_TOKEN}"}}')
+    (tmp_path / "serve").write_text("#!/bin/sh\n")
+    assert main(["validate", str(config)]) == 0
+    captured = capsys.readouterr()
+    assert "ok      " in captured.out
+    assert "$.suites[0].agent: ${AGENT_TOKEN} is not set here (`run` needs it)" in captured.err
+
+
+def test_a_served_agent_run_would_fail_is_invalid(tmp_path, capsys):
+    config = _served_project(tmp_path, '{kind: adk_api_server, url: "http://127.0.0.1:8000", start: "npx adk api_server .", cwd: web}',
+                             session=False)
+    assert main(["validate", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert f"$.suites[0].agent: cwd: {(tmp_path / 'web').as_posix()} is not a folder (`start` runs there)" in out
+    assert "$.suites[0].agent: 1 case(s) have no session_input.app_name (first: a): give the app's name on the server as `app_name`" in out
+    (tmp_path / "web").mkdir()
+    config.write_text(config.read_text().replace("cwd: web}", "cwd: web, app_name: weather}").replace("npx adk", "no-such-program-agenteval"))
+    assert main(["validate", str(config)]) == 0
+    assert "start: `no-such-program-agenteval` is not installed here" in capsys.readouterr().err

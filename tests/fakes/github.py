@@ -35,8 +35,8 @@ WRITE, READ = "write", "read"
 SCOPES = ("contents", "pull_requests", "issues", "checks", "statuses", "actions")
 
 
-def blob_sha(text: str) -> str:
-    data = text.encode("utf-8")
+def blob_sha(text: str | bytes) -> str:
+    data = text.encode("utf-8") if isinstance(text, str) else text
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
@@ -99,6 +99,7 @@ ROUTES = [
     _Route("GET", r"/commits", "contents", READ, "list_commits"),
     _Route("GET", r"/contents/(?P<path>.+)", "contents", READ, "get_contents"),
     _Route("PUT", r"/contents/(?P<path>.+)", "contents", WRITE, "put_contents"),
+    _Route("GET", r"/git/blobs/(?P<sha>[0-9a-f]{40})", "contents", READ, "get_blob"),
     _Route("GET", r"/actions/runs", "actions", READ, "list_runs"),
     _Route("GET", r"/actions/runs/(?P<id>\d+)/artifacts", "actions", READ, "list_artifacts"),
     _Route("GET", r"/actions/artifacts/(?P<id>\d+)/zip", "actions", READ, "download_artifact"),
@@ -117,7 +118,7 @@ class FakeGitHub:
         self.statuses: list[dict[str, Any]] = []
         self.collaborators: dict[str, str] = {}  # login -> role_name
         self.pulls: dict[int, dict[str, Any]] = {}
-        self.files: dict[str, dict[str, str]] = {}  # ref (branch or sha) -> path -> text
+        self.files: dict[str, dict[str, str | bytes]] = {}  # ref (branch or sha) -> path -> text (bytes: not UTF-8)
         self.commits: list[dict[str, Any]] = []
         self.runs: list[dict[str, Any]] = []
         self.artifacts: dict[int, dict[str, Any]] = {}
@@ -340,8 +341,22 @@ class FakeGitHub:
         text = self.files.get(query.get("ref", "main"), {}).get(path)
         if text is None:
             return 404, {}, {"message": "Not Found"}
-        return 200, {}, {"type": "file", "path": path, "sha": blob_sha(text), "encoding": "base64",
-                         "content": base64.b64encode(text.encode()).decode()}
+        data = text.encode() if isinstance(text, str) else text
+        if len(data) > self.contents_limit:
+            return 200, {}, {"type": "file", "path": path, "sha": blob_sha(text), "size": len(data), "encoding": "none", "content": ""}
+        return 200, {}, {"type": "file", "path": path, "sha": blob_sha(text), "size": len(data), "encoding": "base64",
+                         "content": base64.b64encode(data).decode()}
+
+    # Files over this size come without content from the contents API, as GitHub's over 1 MB do.
+    contents_limit = 1024 * 1024
+
+    def _get_blob(self, sha: str, **_: Any) -> tuple[int, dict[str, str], Any]:
+        for tree in self.files.values():
+            for text in tree.values():
+                if blob_sha(text) == sha:
+                    data = text.encode() if isinstance(text, str) else text
+                    return 200, {}, {"sha": sha, "size": len(data), "encoding": "base64", "content": base64.b64encode(data).decode()}
+        return 404, {}, {"message": "Not Found"}
 
     def _put_contents(self, path: str, body: Any, token: Token, **_: Any) -> tuple[int, dict[str, str], Any]:
         branch = body.get("branch", "main")
@@ -351,9 +366,13 @@ class FakeGitHub:
             return 422, {}, {"message": "Invalid request.\n\n\"sha\" wasn't supplied."}
         if current is not None and body["sha"] != blob_sha(current):
             return 409, {}, {"message": f"{path} does not match {body['sha']}"}
-        text = base64.b64decode(body["content"]).decode("utf-8")
+        data = base64.b64decode(body["content"])
+        try:
+            text: str | bytes = data.decode("utf-8")
+        except UnicodeDecodeError:  # a binary file (the baseline's recorded outputs)
+            text = data
         tree[path] = text
-        commit_sha = hashlib.sha1(f"{branch}:{len(self.commits)}:{text}".encode()).hexdigest()
+        commit_sha = hashlib.sha1(f"{branch}:{len(self.commits)}:{blob_sha(text)}".encode()).hexdigest()
         self.files[commit_sha] = dict(tree)
         self.commits.append({"sha": commit_sha, "branch": branch, "path": path, "message": body["message"],
                              "author": token.login})

@@ -291,3 +291,17 @@ def test_an_artifact_that_is_no_zip_or_too_large_unpacked_is_refused(fake):
     fake.artifacts[artifact.id]["zip"] = b"not a zip"
     with pytest.raises(BadArtifact, match="not a readable zip archive"):
         repo.download_artifact(artifact.id)
+
+
+def test_a_binary_file_round_trips_and_one_over_the_contents_limit_comes_through_the_blobs_api(fake):
+    """The baseline's recorded outputs are gzip: committed as bytes; GitHub serves a file over
+    1 MB without content from the contents API, so it is read from the git blobs API."""
+    repo = repo_for(fake)
+    data = bytes(range(256)) * 40  # not UTF-8
+    repo.put_file("o.gz", data, branch="main", message="bytes", blob_sha=None)
+    assert repo.get_bytes("o.gz", "main").data == data
+    fake.contents_limit = 1000
+    got = repo.get_bytes("o.gz", "main")
+    assert got.data == data and got.sha == blob_sha(data)
+    assert any(r.path.endswith(f"/git/blobs/{got.sha}") for r in fake.requests)
+    assert repo.get_bytes("missing.gz", "main") is None

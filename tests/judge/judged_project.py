@@ -39,9 +39,10 @@ def agent(text, session):
 """
 
 
-def write_project(root: Path, judge: str = "", agent: str = AGENT, cases: int = CASES) -> Path:
+def write_project(root: Path, judge: str = "", agent: str = AGENT, cases: int = CASES, judge_model: str | None = None) -> Path:
     """The project under `root`: agent.py, evals/lights.evalset.json, its test_config.json and
-    agenteval.yaml (with `judge` as extra lines of its judge: block). Returns agenteval.yaml."""
+    agenteval.yaml (with `judge` as extra lines of its judge: block). `judge_model`: every
+    criterion's judge_model_options.judge_model, as an ADK user writes it. Returns agenteval.yaml."""
     root.mkdir(parents=True, exist_ok=True)
     (root / "agent.py").write_text(agent)
     turns = [
@@ -57,12 +58,13 @@ def write_project(root: Path, judge: str = "", agent: str = AGENT, cases: int = 
     ]
     (root / "evals").mkdir(exist_ok=True)
     (root / "evals" / "lights.evalset.json").write_text(json.dumps({"eval_set_id": "lights", "eval_cases": turns}))
-    samples = {"judge_model_options": {"num_samples": 3}}
+    model = {"judge_model": judge_model} if judge_model else {}
+    samples = {"judge_model_options": {"num_samples": 3, **model}}
     (root / "evals" / "test_config.json").write_text(json.dumps({"criteria": {
         "tool_trajectory_avg_score": 1.0,
         "final_response_match_v2": {"threshold": 0.5, **samples},
         "rubric_based_final_response_quality_v1": {"threshold": 0.5, "rubrics": RUBRICS, **samples},
-        "hallucinations_v1": {"threshold": 0.5},
+        "hallucinations_v1": {"threshold": 0.5, **({"judge_model_options": model} if model else {})},
     }}))
     config = root / "agenteval.yaml"
     config.write_text(

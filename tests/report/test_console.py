@@ -46,15 +46,16 @@ def test_changed_cases_are_named_with_baseline_to_pr_per_metric(tmp_path):
     new = score(tmp_path, EXPECTED, [broken_lights], "new.json")
     comparison = compare(new, baseline_from_results(base), GateSettings())
     text = render_changes(comparison)
-    regressed, fixed = text.split("  fixed (1)")
-    assert "  regressed (1)\n    default/home/lights\n" in regressed
+    regressed, fixed = text.split("  FIXED (1)")
+    assert "  REGRESSED (1)\n    default / home / lights\n" in regressed
     assert "tool_trajectory_avg_score  1.000 → 0.000  (-1.000)  PASSED → FAILED  threshold 1" in regressed
-    assert "default/home/music" in fixed and "0.000 → 1.000  (+1.000)  FAILED → PASSED" in fixed
+    assert "default / home / music" in fixed and "0.000 → 1.000  (+1.000)  FAILED → PASSED" in fixed
     assert "weather" not in text  # unchanged cases are not listed
     assert "\x1b[" not in text
-    assert "\x1b[31mregressed (1)\x1b[0m" in render_changes(comparison, Style(colour=True))
+    assert "\x1b[31mREGRESSED (1)\x1b[0m" in render_changes(comparison, Style(colour=True))
     table = render_table(new, outcomes={c.key: c.outcome for c in comparison.cases})
-    assert "FAIL  home / lights  <- regressed" in table and "PASS  home / weather\n" in table
+    assert "REGRESSED  default / home / lights\n" in table and "PASS       default / home / weather\n" in table
+    assert "FIXED      default / home / music\n" in table
 
 
 def test_unevaluated_cases_say_why(tmp_path):
@@ -64,7 +65,7 @@ def test_unevaluated_cases_say_why(tmp_path):
     lost = metric.model_copy(update={"status": Status.NOT_EVALUATED, "score": None, "reason": "unparseable judge reply"})
     new.cases[1].metrics["response_match_score"] = lost
     text = render_changes(compare(new, baseline_from_results(base), GateSettings()))
-    assert "not evaluated now (lost coverage) (1)\n    default/home/weather\n" in text
+    assert "UNEVALUATED (1): not evaluated now (lost coverage)\n    default / home / weather\n" in text
     assert "response_match_score  1.000 → –  PASSED → NOT_EVALUATED" in text
     assert "response_match_score: unparseable judge reply" in text
 

@@ -20,7 +20,8 @@ def test_one_testcase_per_case_with_failure_text(tmp_path):
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     assert set(cases) == {"lights", "weather", "music"}
     failure = cases["lights"].find("failure")
-    assert failure.get("message") == "failed: tool_trajectory_avg_score"
+    assert failure.get("message") == "REGRESSED: tool_trajectory_avg_score"
+    assert cases["lights"].get("classname") == "default.home"
     assert "tool_trajectory_avg_score: 0.000 < threshold 1" in failure.text
     assert "tool_trajectory_avg_score: regressed from the baseline" in failure.text
     assert cases["weather"].find("failure") is None
@@ -29,8 +30,9 @@ def test_one_testcase_per_case_with_failure_text(tmp_path):
 def test_without_a_comparison_failures_are_threshold_failures(tmp_path):
     new = score(tmp_path, EXPECTED, [{**EXPECTED, "music": lights()}], "new.json")
     root = ET.fromstring(render_junit(new))
-    failing = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
-    assert failing == ["music"]
+    failing = [c for c in root.iter("testcase") if c.find("failure") is not None]
+    assert [c.get("name") for c in failing] == ["music"]
+    assert failing[0].find("failure").get("message") == "FAIL: tool_trajectory_avg_score, response_match_score"
 
 
 def test_a_metric_judged_without_the_agents_context_says_so(tmp_path):

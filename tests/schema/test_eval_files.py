@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from agenteval_ci.cli import main
 from agenteval_ci.errors import InputError
 from agenteval_ci.files.discovery import adk_eval_config
 from agenteval_ci.files.eval_configs import load_eval_config
@@ -90,15 +89,12 @@ def test_match_type_coercion_as_adk(tmp_path, value, expected):
     assert metric.criterion.match_type == expected
 
 
-def test_unimplemented_criterion_is_not_evaluated_not_dropped(tmp_path, capsys):
-    """`response_evaluation_score` (Vertex's legacy coherence) is accepted and reported NOT_EVALUATED."""
-    eval_set = _write(tmp_path / "s.evalset.json", {"eval_set_id": "s", "eval_cases": [{
-        "eval_id": "c", "conversation": [{"user_content": {"parts": [{"text": "hi"}]}, "final_response": {"parts": [{"text": "hello"}]}}]}]})
-    config = _write(tmp_path / "c.json", {"criteria": {"response_evaluation_score": 0.5, "response_match_score": 0.5}})
-    names = [m.name for m in load_eval_config(config).metrics]
-    assert names[:2] == ["response_evaluation_score", "response_match_score"]
-    assert {"tool_call_count_v1", "token_usage_v1", "invocation_duration_v1", "inference_call_count_v1"} <= set(names)
-    out = tmp_path / "r.json"
-    assert main(["score", str(eval_set), "--actual", str(eval_set), "--eval-config", str(config), "--json", str(out)]) == 0
-    metric = json.loads(out.read_text())["cases"][0]["metrics"]["response_evaluation_score"]
-    assert metric["status"] == "NOT_EVALUATED" and metric["reason"] == "not implemented yet"
+def test_every_metric_google_adk_accepts_is_scored(tmp_path):
+    """Every PrebuiltMetrics name of google-adk 2.13 is in the registry, none of them pending."""
+    prebuilt = pytest.importorskip("google.adk.evaluation.eval_metrics").PrebuiltMetrics
+    from agenteval_ci.core.metrics.registry import REGISTRY
+
+    assert {m.value for m in prebuilt} <= set(REGISTRY)
+    config = _write(tmp_path / "c.json", {"criteria": {"response_evaluation_score": 3.5, "response_match_score": 0.5}})
+    [coherence] = [m for m in load_eval_config(config).metrics if m.name == "response_evaluation_score"]
+    assert coherence.spec.judged and coherence.criterion.judge_model_options.num_samples == 1

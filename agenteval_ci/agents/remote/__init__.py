@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from ...core.metrics.judge_context import INTERMEDIATE_TEXTS
 from ...errors import DependencyError, UsageError
 from ...schema import Content, EvalCase, Invocation
-from ...schema.remote_agent import RemoteAgentConfig
+from ...schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig
 from ..logs import LOG_FILE
 from ..traces.mapping import TraceContentMissing, turn_from_spans
 from ..traces.turn import TurnRecord, to_invocation
@@ -73,7 +73,6 @@ KINDS: dict[str, Callable[[RemoteAgentConfig], Kind]] = {
 # model request (app_details as an in-process run records them) unless the user chose otherwise.
 _ADK_TRACE_ENV = {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1", "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": "true"}
 _CONTENT_ENV = {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def expand(value: str, where: str, env: dict[str, str]) -> str:
@@ -84,7 +83,7 @@ def expand(value: str, where: str, env: dict[str, str]) -> str:
             raise UsageError(f"{where}: ${{{name}}} is not set in the environment")
         return env[name]
 
-    return _VAR.sub(one, value)
+    return ENV_REFERENCE.sub(one, value)
 
 
 class RemoteAgent:

@@ -10,6 +10,7 @@ and the reply is
     {"response": "final text",
      "tool_calls": [{"name": "...", "args": {...}, "response": {...}}],   # optional
      "usage": {"input_tokens": 0, "output_tokens": 0},                    # optional, or a list per model call
+     "model": "gemini-2.5-flash",                                         # optional: prices the usage
      "state": {...}}                                                      # optional: sent with the next turn
 """
 
@@ -48,6 +49,7 @@ class TurnReply(_Contract):
     tool_calls: Optional[list[ToolCallReply]] = None
     usage: Optional[Union[UsageReply, list[UsageReply]]] = None
     state: Optional[dict[str, Any]] = None
+    model: Optional[str] = Field(default=None, min_length=1, max_length=200)  # the model the usage is of: what prices it
     agent: Optional[str] = None  # the author of the answer (default "agent")
     metadata: Any = None  # free for the agent; ignored
 
@@ -75,6 +77,7 @@ def turn_record(reply: TurnReply) -> TurnRecord:
         steps=steps,
         usage=[usage_record(u.input_tokens, u.output_tokens) for u in usage] if usage else None,
         author=reply.agent,
+        model_version=reply.model,
     )
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Awaitable, Callable, Optional, Union
+from typing import TYPE_CHECKING, Awaitable, Callable, Optional, Union
 
 from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
-from ..digest import ScoredMetric
 from ..judging import Judge
+
+if TYPE_CHECKING:  # digest.py computes budgeted figures with these metrics' helpers
+    from ..digest import ScoredMetric
 
 # End the reason of a metric that does not apply to a case: a reference-based metric on a
 # scenario case, the simulated user's metric on a fixed conversation. Such a metric is neither
@@ -49,6 +51,9 @@ class MetricSpec:
     needs_expected: bool = False  # reference-based: NOT_EVALUATED on scenario cases
     informational: bool = False  # reports a figure, never passes or fails
     judged: bool = False  # asks the LLM judge
+    # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
+    # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
+    prompts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ judge model instead, with our own harm policy and our own fixed checks (docs/jud
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
+from importlib import resources
 
 from ...schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
 from .base import MetricInput, mean_run, not_evaluated, status_for
@@ -40,26 +42,16 @@ async def evaluate_safety(inp: MetricInput) -> MetricRun:
     return flag_blind(mean_run(list(turns), inp.criterion.threshold), missing)
 
 
-def _checks(*items: tuple[str, str]) -> list[Rubric]:
-    return [Rubric(rubric_id=i, rubric_content=RubricContent(text_property=text)) for i, text in items]
+def _read_checks() -> dict[str, list[Rubric]]:
+    """Our fixed checks per metric (prompts/multi_turn_checks.json: part of the judge's prompts)."""
+    text = resources.files(__package__).joinpath("prompts", "multi_turn_checks.json").read_text(encoding="utf-8")
+    return {
+        name: [Rubric(rubric_id=check["id"], rubric_content=RubricContent(text_property=check["text"])) for check in checks]
+        for name, checks in json.loads(text).items()
+    }
 
 
-MULTI_TURN_CHECKS: dict[str, list[Rubric]] = {
-    "multi_turn_task_success_v1": _checks(
-        ("goals_achieved", "By the end, the agent achieved every goal the user asked for, or correctly explained why one cannot be achieved."),
-        ("confirmed_outcome", "The agent told the user the actual outcome of what it did, without claiming anything it did not do."),
-    ),
-    "multi_turn_trajectory_quality_v1": _checks(
-        ("steps_serve_request", "Every step the agent took served the user's requests; there were no needless or repeated steps."),
-        ("sensible_order", "The agent's steps came in a sensible order, each building on what it already knew."),
-        ("kept_context", "The agent used what the user said in earlier turns instead of asking again or contradicting it."),
-    ),
-    "multi_turn_tool_use_quality_v1": _checks(
-        ("right_tools", "Whenever a tool was needed, the agent called the right one, and it called no tool that was not needed."),
-        ("right_arguments", "The agent's tool arguments were correct and complete, taken from the conversation or earlier tool results."),
-        ("used_results", "The agent reported and used the tools' results faithfully."),
-    ),
-}
+MULTI_TURN_CHECKS: dict[str, list[Rubric]] = _read_checks()
 
 
 def multi_turn_metric(name: str) -> Callable[[MetricInput], Awaitable[MetricRun]]:

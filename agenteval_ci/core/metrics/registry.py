@@ -12,10 +12,10 @@ from typing import Any, Optional
 
 from ...schema import (
     BaseCriterion,
+    CoherenceCriterion,
     HallucinationsCriterion,
     LlmAsAJudgeCriterion,
     LlmBackedUserSimulatorCriterion,
-    MetricRun,
     RubricsBasedCriterion,
     SafetyCriterion,
     SingleToolUseCriterion,
@@ -23,7 +23,7 @@ from ...schema import (
     ToolTrajectoryCriterion,
 )
 from . import efficiency, trajectory
-from .base import Evaluate, MetricInput, MetricSpec, not_evaluated
+from .base import Evaluate, MetricInput, MetricSpec
 
 
 def _deferred(module: str, function: str, *args: Any) -> Evaluate:
@@ -41,14 +41,7 @@ def _deferred(module: str, function: str, *args: Any) -> Evaluate:
     return evaluate
 
 
-def _not_implemented(inp: MetricInput) -> MetricRun:
-    return not_evaluated("not implemented yet")
-
-
-def _pending(name: str, criterion_type: type[BaseCriterion], description: str) -> MetricSpec:
-    """An ADK metric we accept in configs but do not score yet: NOT_EVALUATED, never dropped."""
-    return MetricSpec(name, criterion_type, _not_implemented, description)
-
+PROMPTS = "metrics/prompts/"  # the judges' templates, under agenteval_ci/core
 
 _SPECS = [
     MetricSpec(
@@ -111,6 +104,7 @@ _SPECS = [
         "LLM judge: is the response equivalent to the reference.",
         needs_expected=True,
         judged=True,
+        prompts=(f"{PROMPTS}final_response_match_v2.md",),
     ),
     MetricSpec(
         "rubric_based_final_response_quality_v1",
@@ -118,6 +112,7 @@ _SPECS = [
         _deferred("llm_rubrics", "evaluate_final_response_quality"),
         "LLM judge: final response rubrics.",
         judged=True,
+        prompts=(f"{PROMPTS}rubric_final_response.md",),
     ),
     MetricSpec(
         "rubric_based_tool_use_quality_v1",
@@ -125,6 +120,7 @@ _SPECS = [
         _deferred("llm_rubrics", "evaluate_tool_use_quality"),
         "LLM judge: tool use rubrics.",
         judged=True,
+        prompts=(f"{PROMPTS}rubric_tool_use.md",),
     ),
     MetricSpec(
         "hallucinations_v1",
@@ -132,6 +128,7 @@ _SPECS = [
         _deferred("llm_hallucinations", "evaluate"),
         "LLM judge: share of supported sentences.",
         judged=True,
+        prompts=(f"{PROMPTS}segment_sentences.md", f"{PROMPTS}label_sentences.md"),
     ),
     MetricSpec(
         "safety_v1",
@@ -139,17 +136,28 @@ _SPECS = [
         _deferred("llm_conversation", "evaluate_safety"),
         "LLM judge: harmlessness of the response.",
         judged=True,
+        prompts=(f"{PROMPTS}safety.md",),
     ),
-    _pending("response_evaluation_score", BaseCriterion, "Vertex coherence score (legacy)."),
+    MetricSpec(
+        "response_evaluation_score",
+        CoherenceCriterion,
+        _deferred("llm_coherence", "evaluate"),
+        "LLM judge: coherence of the response, 1 to 5 (ADK's legacy Vertex metric).",
+        needs_expected=True,
+        judged=True,
+        prompts=(f"{PROMPTS}coherence.md",),
+    ),
     MetricSpec(
         "per_turn_user_simulator_quality_v1",
         LlmBackedUserSimulatorCriterion,
         _deferred("user_simulator", "evaluate"),
         "LLM judge: does the simulated user follow its plan and end on time.",
         judged=True,
+        prompts=("simulation/templates/turn_quality.md.j2",),
     ),
     *(
-        MetricSpec(name, LlmAsAJudgeCriterion, _deferred("llm_conversation", "multi_turn_metric", name), description, judged=True)
+        MetricSpec(name, LlmAsAJudgeCriterion, _deferred("llm_conversation", "multi_turn_metric", name), description, judged=True,
+                   prompts=(f"{PROMPTS}rubric_conversation.md", f"{PROMPTS}multi_turn_checks.json"))
         for name, description in [
             ("multi_turn_task_success_v1", "LLM judge: was the task achieved."),
             ("multi_turn_trajectory_quality_v1", "LLM judge: trajectory quality."),
@@ -162,6 +170,7 @@ _SPECS = [
         _deferred("llm_rubrics", "evaluate_multi_turn_trajectory_rubrics"),
         "LLM judge: multi-turn trajectory rubrics.",
         judged=True,
+        prompts=(f"{PROMPTS}rubric_conversation.md",),
     ),
 ]
 

@@ -9,7 +9,9 @@ blocked by a safety filter, empty.
 
 from __future__ import annotations
 
+import asyncio
 import warnings
+from dataclasses import replace
 from typing import Any, Optional, Union
 
 from google import genai
@@ -18,8 +20,10 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from ..access import JudgeAccess
-from ..outcomes import BadReply, CallFailed, CallOutcome, Generated
+from ..outcomes import BadReply, CallFailed, CallOutcome, FinishReasons, Generated
+from ..routes import Route
 
+MAX_CANDIDATES = 8  # Gemini's limit on candidate_count
 CLOUD_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 GEMINI_API_URL = "https://generativelanguage.googleapis.com/"
 # Finish reasons of a whole reply; any other (or none) marks a candidate that did not finish.
@@ -27,6 +31,7 @@ FINISHED = {None, "STOP", "FINISH_REASON_UNSPECIFIED"}
 CUT_SHORT = "MAX_TOKENS"
 # A content filter stopped the reply: the same prompt would be stopped again (not redrawn).
 BLOCKED = {"SAFETY", "PROHIBITED_CONTENT", "BLOCKLIST", "SPII", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT"}
+REASONS = FinishReasons(BLOCKED, CUT_SHORT, FINISHED)
 ADC_HINT = (
     "Vertex AI (GOOGLE_GENAI_USE_VERTEXAI) needs application default credentials: set GOOGLE_APPLICATION_CREDENTIALS "
     "to a service account key file or run `gcloud auth application-default login` (in Actions: "
@@ -34,10 +39,16 @@ ADC_HINT = (
 )
 
 
-def build_client(access: JudgeAccess, timeout_seconds: float) -> Union[genai.Client, CallFailed]:
+def build_client(route: Route, access: JudgeAccess, timeout_seconds: float) -> Union[genai.Client, CallFailed]:
     """A client for exactly `access`: every setting explicit, so google-genai reads nothing
-    from os.environ (which the agent may have changed since `access` was read)."""
-    options = genai_types.HttpOptions(base_url=access.base_url, timeout=int(timeout_seconds * 1000))
+    from os.environ (which the agent may have changed since `access` was read). A provider of
+    agenteval.yaml's with `protocol: gemini` brings its own base URL."""
+    if route.base_url:
+        access = replace(access, base_url=route.base_url)
+    # One attempt: retries are the Judge's. Saying so explicitly also stops google-genai's hidden
+    # retry of a dropped connection under aiohttp (after sleeping 1-10 s) when no retry options are set.
+    options = genai_types.HttpOptions(base_url=access.base_url, timeout=int(timeout_seconds * 1000),
+                                      retry_options=genai_types.HttpRetryOptions(attempts=1))
     if not access.vertexai:
         options.base_url = access.base_url or GEMINI_API_URL
         return genai.Client(vertexai=False, api_key=access.api_key, http_options=options)
@@ -85,27 +96,32 @@ def _api_failure(error: genai_errors.APIError) -> CallFailed:
 
 
 async def generate(
-    client: genai.Client, model: str, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1
+    client: genai.Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1
 ) -> CallOutcome:
     """`candidates` independent samples of `prompt` in one request."""
     try:
-        response = await client.aio.models.generate_content(model=model, contents=prompt, config=_config(config, candidates))
+        response = await client.aio.models.generate_content(model=route.model, contents=prompt, config=_config(config, candidates))
     except genai_errors.APIError as error:
         return _api_failure(error)
     except auth_errors.TransportError as error:  # reaching the token endpoint failed: transient
         return CallFailed(f"judge credentials could not be fetched ({type(error).__name__}: {error})", retryable=True)
     except auth_errors.GoogleAuthError as error:
         return _credentials_failed(error)
+    except asyncio.TimeoutError:
+        raise  # the Judge words a timeout the same for every provider and transport
     except (OSError, ConnectionError) as error:
         return CallFailed(f"connection failed: {error}", retryable=True)
     except ValueError as error:  # a body cut off or garbled in transit (JSON, or a shape genai cannot read)
         return CallFailed(f"unreadable response body ({type(error).__name__}: {error})", retryable=True)
-    except Exception as error:  # noqa: BLE001 - httpx transport errors, anything else genai raises
-        if type(error).__module__.startswith(("httpx", "httpcore")):
+    except Exception as error:  # noqa: BLE001 - transport errors, anything else genai raises
+        # google-genai sends async requests through aiohttp when it is installed (google-adk's
+        # extensions and LiteLLM bring it), else through httpx: either's errors are transport errors.
+        if type(error).__module__.startswith(("httpx", "httpcore", "aiohttp")):
             return CallFailed(f"transport error {type(error).__name__}: {error}", retryable=True)
         return CallFailed(f"the judge call raised {type(error).__name__}: {error}")
     ordered = sorted(response.candidates or [], key=lambda candidate: candidate.index or 0)
-    return Generated(tuple(_text_of(candidate) for candidate in ordered), *_token_usage(response), blocked=_prompt_blocked(response))
+    return Generated(tuple(_text_of(candidate) for candidate in ordered), *_token_usage(response), blocked=_prompt_blocked(response),
+                     model_version=response.model_version or None)
 
 
 def _token_usage(response: genai_types.GenerateContentResponse) -> tuple[int, int]:
@@ -130,14 +146,7 @@ def _text_of(candidate: genai_types.Candidate) -> Union[str, BadReply]:
     or why it is no answer. `response.text` would read the first candidate only."""
     parts = (candidate.content.parts if candidate.content else None) or []
     text = "".join(part.text for part in parts if isinstance(part.text, str) and not part.thought)
-    reason = _name(candidate.finish_reason)
-    if reason in BLOCKED:
-        return BadReply(f"the judge's reply was blocked (finish reason {reason})", retryable=False)
-    if reason == CUT_SHORT:
-        return BadReply(f"the judge's reply was cut short (finish reason {reason})")
-    if reason not in FINISHED:
-        return BadReply(f"the judge's reply did not finish (finish reason {reason})")
-    return text if text else BadReply("the judge returned no text")
+    return REASONS.candidate(text, _name(candidate.finish_reason))
 
 
 def close_quietly(client: genai.Client) -> None:

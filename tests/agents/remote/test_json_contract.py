@@ -48,6 +48,7 @@ def test_started_agent_is_scored_with_its_tool_calls_state_and_usage(tmp_path):
     assert first["final_response"]["parts"][0]["text"] == "It is sunny in Rome. (turn 1, Ada)"
     assert second["final_response"]["parts"][0]["text"] == "It is sunny in Oslo. (turn 2, Ada)"
     assert rome["runs"][0]["tokens"] == {"input": 24, "output": 14}
+    assert rome["runs"][0]["cost_usd"] == pytest.approx(2 * (12 * 0.30 + 7 * 2.50) / 1e6)  # priced by the model it named
     assert rome["metrics"]["tool_trajectory_avg_score"]["score"] == 1.0
     _no_orphans(pids)
     assert "listening on" in (tmp_path / ".agenteval" / "agent.log").read_text()

@@ -55,6 +55,7 @@ class Handler(BaseHTTPRequestHandler):
             "response": f"It is sunny in {city}. (turn {state['turns']}, {body['state'].get('user', 'anon')})",
             "tool_calls": [{"name": "get_weather", "args": {"city": city}, "response": {"sky": "sunny"}}],
             "usage": {"input_tokens": 12, "output_tokens": 7},
+            "model": "gemini-2.5-flash",
             "state": state,
         }
         self._send(200, json.dumps(reply).encode())

@@ -1,0 +1,224 @@
+"""The install line of the workflows, chosen from what the project has and tried before a
+workflow runs it (`agenteval init`).
+
+The lines, in the order init prefers them: uv.lock's export, requirements.txt, the project
+itself (`pip install -e .`: pyproject.toml, setup.py), then pyproject.toml's dependencies alone
+(the agent is imported from its folder, so the project need not be built). A line is tried in
+a throwaway virtualenv that sees agenteval's packages, as the action's agent environment does
+(docs/action.md), whose `pip install` runs with `--dry-run`: pip resolves the requirements and
+runs the project's build backend for its metadata, and installs nothing. The flag is given on the
+command line, not as PIP_DRY_RUN, which pip's own subprocess installing the build backend into its
+isolated build environment would inherit, leaving that environment empty and every build failing. A line that fails
+is followed by the next one; the first that works is the workflows' line.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib.util
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sysconfig
+import tempfile
+import tomllib
+import venv
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+TRY_TIMEOUT_SECONDS = 300.0
+UV_EXPORT = ("pip install uv && uv export --frozen --no-hashes -o /tmp/agenteval-requirements.txt"
+             " && pip install -r /tmp/agenteval-requirements.txt")
+# pip's words for "the index could not be reached": the line may be right, we cannot tell here.
+_OFFLINE = re.compile(r"NewConnectionError|Temporary failure in name resolution|Network is unreachable|Max retries exceeded"
+                      r"|Could not fetch URL|ConnectionError|ReadTimeoutError|timed out", re.I)
+_NOT_FOUND = re.compile(r"(command )?not found|No such file or directory", re.I)
+_TELLING = re.compile(r"^\s*(?:×|ERROR:|error:)\s*(.+)$")
+_UNTELLING = ("subprocess-exited-with-error", "metadata-generation-failed", "See above for output.", "Exception:")
+# The throwaway environment's `pip`: `pip install` resolves only.
+_DRY_PIP = """import sys
+from pip._internal.cli.main import main
+args = sys.argv[1:]
+if args[:1] == ["install"]:
+    args.insert(1, "--dry-run")
+sys.exit(main(args))
+"""
+
+
+@dataclass(frozen=True)
+class InstallLine:
+    command: str
+    source: str  # what it installs from, in words: "requirements.txt"
+
+
+class Outcome(enum.StrEnum):
+    WORKS = "works"
+    FAILS = "fails"
+    UNKNOWN = "unknown"  # could not be tried here (no network, a tool missing, too slow)
+
+
+@dataclass(frozen=True)
+class Tried:
+    line: InstallLine
+    outcome: Outcome
+    detail: str = ""  # why it fails, or why it could not be tried
+
+
+def _dependencies(pyproject: Path) -> list[str]:
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []
+    project = data.get("project")
+    deps = project.get("dependencies") if isinstance(project, dict) else None
+    return [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
+
+
+def install_lines(root: Path) -> list[InstallLine]:
+    """Every line the project's files allow, the preferred first."""
+    lines = []
+    if (root / "uv.lock").is_file():
+        lines.append(InstallLine(UV_EXPORT, "uv.lock"))
+    if (root / "requirements.txt").is_file():
+        lines.append(InstallLine("pip install -r requirements.txt", "requirements.txt"))
+    built = [name for name in ("pyproject.toml", "setup.py") if (root / name).is_file()]
+    if built:
+        lines.append(InstallLine("pip install -e .", built[0]))
+    deps = _dependencies(root / "pyproject.toml") if "pyproject.toml" in built else []
+    if deps:
+        lines.append(InstallLine("pip install " + " ".join(shlex.quote(d) for d in deps),
+                                 "pyproject.toml's dependencies, without building the project"))
+    return lines
+
+
+def _throwaway_env(folder: Path) -> dict[str, str]:
+    """A virtualenv in `folder` seeing this interpreter's packages (pip among them), with a `pip`
+    on PATH that resolves into it and installs nothing; the variables that make it the active one."""
+    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(folder)
+    paths = {"base": str(folder), "platbase": str(folder)}
+    site = Path(sysconfig.get_path("purelib", scheme="venv", vars=paths))
+    ours = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib")])
+    (site / "agenteval-try.pth").write_text("".join(f"{p}\n" for p in ours if p), encoding="utf-8")
+    bin_dir = Path(sysconfig.get_path("scripts", scheme="venv", vars=paths))
+    for name in ("pip", "pip3"):
+        launcher = bin_dir / name
+        launcher.write_text(f"#!{bin_dir / 'python'}\n{_DRY_PIP}")
+        launcher.chmod(0o755)
+    return {"VIRTUAL_ENV": str(folder), "PATH": str(bin_dir)}
+
+
+def _summary(output: str) -> str:
+    """The lines of pip's output that say what went wrong, else its last ones (after pip's
+    "ERROR: Exception:", a traceback's last line is the reason)."""
+    telling = [m[1].strip() for line in output.splitlines() if (m := _TELLING.match(line))]
+    telling = [line for line in dict.fromkeys(telling) if line and not line.startswith(_UNTELLING)]
+    last = [line.strip() for line in output.splitlines() if line.strip()]
+    lines = telling or last[-1 if "Traceback (most recent call last):" in output else -3:]
+    return " / ".join(lines[:3])[:600]
+
+
+def _run(command: str, cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int | None, str]:
+    """The exit code (None: timed out, the process group killed) and the output."""
+    process = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=dict(env), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, errors="replace",
+                               start_new_session=True)
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+        return None, output
+    return process.returncode, output
+
+
+def _programs(command: str) -> list[str]:
+    """The programs a line of `a && b` commands runs, pip aside (the throwaway environment has it)."""
+    programs = []
+    for part in command.split("&&"):
+        words = part.split()
+        if words and words[0] not in ("pip", "pip3", "python", "python3"):
+            programs.append(words[0])
+    return programs
+
+
+def try_line(line: InstallLine, root: Path, environ: Mapping[str, str], timeout: float = TRY_TIMEOUT_SECONDS) -> Tried:
+    """Run `line` in `root` as CI would, in a throwaway virtualenv, pip resolving only."""
+    if importlib.util.find_spec("pip") is None:
+        return Tried(line, Outcome.UNKNOWN, "pip is not installed beside agenteval here")
+    missing = [p for p in _programs(line.command) if not shutil.which(p, path=environ.get("PATH", os.defpath))]
+    if missing:  # a dry run installs nothing, so a tool the line installs first is not there to run
+        return Tried(line, Outcome.UNKNOWN, f"`{missing[0]}` is not installed here")
+    with tempfile.TemporaryDirectory(prefix="agenteval-install-try-") as folder:
+        active = _throwaway_env(Path(folder) / "venv")
+        env = {**environ, **active, "PATH": f"{active['PATH']}{os.pathsep}{environ.get('PATH', os.defpath)}",
+               "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_PROGRESS_BAR": "off"}
+        for name in ("PYTHONHOME", "PIP_DRY_RUN"):
+            env.pop(name, None)
+        code, output = _run(line.command, root, env, timeout)
+    if code == 0:
+        return Tried(line, Outcome.WORKS)
+    if code is None:
+        return Tried(line, Outcome.UNKNOWN, f"still running after {timeout:g}s")
+    last = output.strip().splitlines()[-1] if output.strip() else ""
+    if code == 127 or (_NOT_FOUND.search(last) and "pip" not in last.split(":")[0]):
+        return Tried(line, Outcome.UNKNOWN, f"a command of the line is not installed here ({last.strip()})")
+    if _OFFLINE.search(output):
+        return Tried(line, Outcome.UNKNOWN, f"the package index could not be reached ({_summary(output)})")
+    return Tried(line, Outcome.FAILS, _summary(output))
+
+
+def choose(root: Path, environ: Mapping[str, str], timeout: float = TRY_TIMEOUT_SECONDS) -> tuple[InstallLine | None, list[Tried]]:
+    """The first line that works, trying the next only after one fails; the preferred line when
+    none could be shown to work (what was tried says why)."""
+    lines = install_lines(root)
+    tried: list[Tried] = []
+    for line in lines:
+        result = try_line(line, root, environ, timeout)
+        tried.append(result)
+        if result.outcome == Outcome.WORKS:
+            return line, tried
+        if result.outcome == Outcome.UNKNOWN:
+            break  # what stopped this one would stop the next: keep the preferred line
+    return (lines[0] if lines else None), tried
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    command: str  # what the workflow runs ("" for nothing)
+    tried: tuple[Tried, ...] = ()
+
+    @property
+    def failed(self) -> Tried | None:
+        """The preferred line, when it failed here."""
+        return self.tried[0] if self.tried and self.tried[0].outcome == Outcome.FAILS else None
+
+    @property
+    def works(self) -> bool:
+        return bool(self.tried) and self.tried[-1].outcome == Outcome.WORKS
+
+
+def tried_text(result: Tried) -> str:
+    line = f"`{result.line.command}` ({result.line.source})"
+    if result.outcome == Outcome.WORKS:
+        return f"{line} works"
+    if result.outcome == Outcome.FAILS:
+        return f"{line} FAILS: {result.detail}"
+    return f"{line} not tried: {result.detail}"
+
+
+def install_text(plan: InstallPlan, workflow: str) -> str:
+    """The next steps' word on the install line, when there is something to say."""
+    failed = plan.failed
+    if failed is None:
+        return ""
+    if plan.works:
+        return (f"the workflow installs with `{plan.command}`, because `{failed.line.command}` fails "
+                f"({failed.detail}); fix that to install the project itself")
+    others = [t.line.command for t in plan.tried[1:]]
+    tried = f"; tried instead: {', '.join(f'`{o}`' for o in others)}" if others else ""
+    return (f"`{plan.command}` FAILS here ({failed.detail}){tried}: fix it, or set `install:` in "
+            f"{workflow} to a line that works, before the workflow runs")

@@ -1,0 +1,75 @@
+"""Stored agent outputs for the commands that judge again without running the agent (rejudge,
+judge-agreement): a results file, or a baseline with its recorded outputs beside it."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.baseline import parse_baseline, referenced_outputs
+from ..core.recorded_outputs import as_case_result
+from ..errors import InputError, Problem
+from ..files.baseline_outputs import outputs_path, read_outputs
+from ..files.project import Project, load_project
+from ..files.readers import read_json
+from ..files.results import ResultsFile, is_results_file, results_from_data
+from ..runner.rejudge import MetricsOf, metrics_by_eval_set
+from ..schema import CaseResult
+from ..schema.settings import JudgeSettings
+
+
+@dataclass(frozen=True)
+class Stored:
+    cases: list[CaseResult]
+    from_baseline: bool
+
+
+def load_stored(path: str) -> Stored:
+    """The cases of a results file, or of a baseline (its recorded outputs: the runs and the eval
+    case each baseline case was accepted from). Whole, in memory: rejudge and judge-agreement
+    score every stored case again and compare them (a results file is read case by case, plain
+    or gzip, but its cases are all kept)."""
+    name = Path(path).as_posix()
+    if is_results_file(path):  # version 2's layout (a baseline never begins so)
+        return Stored(ResultsFile(path).read_all().cases, False)
+    data = read_json(path)
+    if isinstance(data, dict) and "provenance" in data and "cases" not in data:
+        baseline = parse_baseline(name, data)
+        digests = referenced_outputs(baseline)
+        sidecar = outputs_path(path)
+        records = read_outputs(sidecar, digests)
+        if not records:
+            raise InputError(Problem(sidecar.as_posix(), "$", f"no recorded outputs of {name}'s cases: the baseline was accepted "
+                                     "before agenteval kept them (accept again), or the file is missing"))
+        keys = sorted({(c_suite, e, c) for c_suite, sets in baseline.suites.items() for e, cases in sets.items() for c in cases})
+        missing = [k for k in keys if (case := baseline.case(*k)) is None or case.outputs not in records]
+        if missing:
+            print(f"warning: {len(missing)} baseline case(s) have no recorded outputs and are left out (first: {'/'.join(missing[0])})",
+                  file=sys.stderr)
+        wanted = [baseline.case(*k) for k in keys if k not in missing]
+        return Stored([as_case_result(records[c.outputs]) for c in wanted if c is not None and c.outputs], True)
+    return Stored(results_from_data(name, data).cases, False)
+
+
+@dataclass(frozen=True)
+class Criteria:
+    """The current criteria and judge settings, from agenteval.yaml."""
+
+    metrics_of: MetricsOf
+    judge: JudgeSettings
+    project: Project
+    environ: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+def current_criteria(config: str | Path, environ: Mapping[str, str], judge_model: str | None = None) -> Criteria:
+    """Each suite's criteria as `run` resolves them (with `judge_model` over every judged one)."""
+    from ..files.project import with_judge_model
+
+    project = load_project(config)
+    suites = [with_judge_model(s, judge_model) for s in project.suites]
+    judge = project.config.judge
+    judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
+    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
+    return Criteria(metrics, judge, project, environ)

@@ -1,0 +1,482 @@
+"""Budgets: the allowed increase of a suite's tokens, model calls, tool calls, latency and dollar
+cost against the baseline, judged as the score gate judges a drop (pure; docs/gate.md, "Budgets").
+
+Per suite and budgeted figure, each case the baseline has figures for (same test) is paired
+with its runs now, and the case is the unit. A budget is **breached** when
+
+- the figure is **deterministic** (no case's runs vary, on either side, and some case ran at
+  least twice to show it) and any case's figure rose by more than the budget, as a worsened case
+  does in a deterministic score gate; or
+- the **typical case's rise** (per case, the mean log figure now minus the baseline's; averaged
+  over cases, as a ratio - 1) is beyond the budget and beyond noise: the lower end of its
+  two-sided Student-t interval (n - 1 degrees of freedom) at the budget's share of alpha is
+  above zero.
+
+The suite's total (the cases' mean figures summed, baseline -> PR: what the bill says) is shown
+beside it. Alpha, 1 - confidence, is shared out over the suite's budgets (Bonferroni). With
+`num_runs: auto` the budgets are tested after every round (more runs are asked for while a
+budget looks breached but is not beyond noise yet), so round k tests at alpha x 6 / (pi^2 k^2):
+however the rounds go and end, the chance of ever breaching an unchanged figure stays below alpha.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Protocol, cast
+
+from ..schema import Invocation, RunRecord
+from ..schema.baseline import Baseline, BaselineCase
+from ..schema.settings import GateSettings, percent
+from .metrics.efficiency import duration_breakdown, inference_call_count, token_breakdown
+
+if TYPE_CHECKING:  # digest.py computes each run's figures with run_figure
+    from .digest import AgentRun, ScoredCase, ScoredResults
+
+CASES_SHOWN = 10  # per-case deltas kept per budget, the largest rises first
+SAME = 1e-9  # relative: figures closer than this are the same figure (floats written and read back)
+
+
+# ---------------------------------------------------------------- the figures of a run
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) / len(present) if present else None
+
+
+def _tokens(direction: str) -> Callable[[list[Invocation]], float | None]:
+    """token_usage_v1's figure: per turn, a count a turn's calls left out is zero for that turn,
+    None only when no turn reported it."""
+    def figure(invocations: list[Invocation]) -> float | None:
+        counts = [getattr(token_breakdown(i), direction) for i in invocations]
+        return sum(c or 0 for c in counts) / len(counts) if any(c is not None for c in counts) else None
+
+    return figure
+
+
+def _per_turn(value_of: Callable[[Invocation], float | None]) -> Callable[[list[Invocation]], float | None]:
+    return lambda invocations: _mean(value_of(i) for i in invocations)
+
+
+@dataclass(frozen=True)
+class Figure:
+    what: str  # in words, for reports
+    of_turns: Callable[[list[Invocation]], float | None] | None  # per turn, as ADK's metric; None: of the run
+    digits: int  # shown with this many decimals
+
+
+FIGURES: dict[str, Figure] = {
+    "token_usage_v1": Figure("tokens per turn", _tokens("total_tokens"), 0),
+    "input_tokens": Figure("input tokens per turn", _tokens("input_tokens"), 0),
+    "output_tokens": Figure("output tokens per turn", _tokens("output_tokens"), 0),
+    "inference_call_count_v1": Figure("model calls per turn", _per_turn(inference_call_count), 2),
+    "tool_call_count_v1": Figure("tool calls per turn", _per_turn(lambda i: float(len(i.tool_calls))), 2),
+    "invocation_duration_v1": Figure("seconds per turn", _per_turn(lambda i: duration_breakdown(i).total_seconds), 2),
+    "cost_usd": Figure("USD per run", None, 6),  # the whole conversation: what a run of the case costs
+}
+FIGURE_KEYS = tuple(FIGURES)  # the order a run's digest keeps its figures in
+
+
+class FiguredRun(Protocol):
+    """A run's digest (core/digest.py): its figures computed from its turns when it was made."""
+
+    def figure(self, key: str) -> float | None: ...
+
+
+def run_figure(run: AgentRun, key: str) -> float | None:
+    """One run's figure; None for a failed run (its failure fails the gate on its own), a run
+    with no turns, or a figure the run did not report (a model call's usage, a price). A run's
+    digest answers with the figure computed when it was made (by this function, of the whole run)."""
+    if not isinstance(run, RunRecord):
+        return cast(FiguredRun, run).figure(key)
+    if run.error or not run.invocations:
+        return None
+    if key == "cost_usd":
+        return run.cost_usd
+    of_turns = FIGURES[key].of_turns
+    return of_turns(run.invocations) if of_turns else None
+
+
+def kept_figures(settings: GateSettings) -> list[str]:
+    """The figures a baseline keeps per run: every budgeted one, and cost_usd (the PR comment
+    shows the suite's cost per run, baseline -> PR)."""
+    return sorted({*settings.budget_keys(), "cost_usd"})
+
+
+def rounded(value: float | None) -> float | None:
+    """As a baseline keeps it: 6 significant digits, so an accept's diff stays readable."""
+    return None if value is None else float(f"{value:.6g}")
+
+
+def case_figures(case: ScoredCase, keys: Iterable[str], runs: int | None = None) -> dict[str, list[float | None]]:
+    """The figures of a case's first `runs` runs (all by default), for a baseline."""
+    chosen = case.runs if runs is None else case.runs[:runs]
+    found = {key: [rounded(run_figure(r, key)) for r in chosen] for key in keys}
+    return {key: values for key, values in found.items() if any(v is not None for v in values)}
+
+
+# ---------------------------------------------------------------- statistics
+
+
+def t_quantile(p: float, df: int) -> float:
+    """Student's t quantile (p > 0.5), by bisection on its exact CDF (A&S 26.7.3/4); the normal
+    quantile with the Cornish-Fisher terms beyond 200 degrees of freedom."""
+    z = NormalDist().inv_cdf(p)
+    if df > 200:
+        return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+    lo, hi = 0.0, max(10.0, 4 * z)
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if t_cdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+def t_cdf(t: float, df: int) -> float:
+    """P(T <= t) for t >= 0."""
+    theta = math.atan(t / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2:  # odd
+        term, total = 1.0, 1.0 if df > 1 else 0.0
+        for k in range(1, (df - 1) // 2):
+            term *= c2 * (2 * k) / (2 * k + 1)
+            total += term
+        inside = (2 / math.pi) * (theta + (s * math.cos(theta) * total if df > 1 else 0.0))
+    else:
+        term, total = 1.0, 1.0
+        for k in range(1, df // 2):
+            term *= c2 * (2 * k - 1) / (2 * k)
+            total += term
+        inside = s * total
+    return 0.5 + inside / 2
+
+
+def look_alpha(alpha: float, look: int) -> float:
+    """Round `look`'s share of alpha when the budgets are tested after every round: the shares
+    6 / (pi^2 k^2) add up to 1 over any number of rounds."""
+    return alpha * 6 / (math.pi**2 * look**2)
+
+
+# ---------------------------------------------------------------- one budget of one suite
+
+
+@dataclass(frozen=True)
+class CaseDelta:
+    case: str
+    baseline: float
+    candidate: float
+    runs: int  # runs now
+
+    @property
+    def rise(self) -> float:
+        """Relative: +0.5 is 50% more; inf from nothing to something."""
+        if self.baseline == 0:
+            return 0.0 if self.candidate == 0 else math.inf
+        return self.candidate / self.baseline - 1
+
+
+@dataclass(frozen=True)
+class BudgetSummary:
+    suite: str
+    key: str
+    budget: float  # the allowed increase, 0.1 for +10%
+    verdict: str  # breached | within | unsure (num_runs: auto, not the last look) | no baseline
+    cases: int  # paired cases
+    baseline_total: float | None  # the paired cases' mean figures, summed: per run of the suite
+    candidate_total: float | None
+    increase: float | None  # candidate_total / baseline_total - 1; None from nothing (a total of 0) to something
+    bound: float | None  # the lower end of the increase's 1 - alpha interval (informational)
+    mode: str  # stochastic | deterministic
+    drivers: tuple[CaseDelta, ...] = ()  # cases whose figure rose by more than the budget, largest first
+    over: tuple[str, ...] = ()  # ... every such case's key, when the budget is breached
+    reason: str = ""
+    lost: tuple[str, ...] = ()  # cases whose baseline has the figure and whose runs now have none: why
+    typical: float | None = None  # the typical case's rise (what the breach is judged on): geometric means, - 1
+    typical_bound: float | None = None  # ... and the lower end of its 1 - alpha interval
+
+    @property
+    def breached(self) -> bool:
+        return self.verdict == "breached"
+
+    @property
+    def what(self) -> str:
+        return FIGURES[self.key].what
+
+
+def _candidate_mean(case: ScoredCase, key: str) -> tuple[float | None, int]:
+    values = [v for v in (run_figure(r, key) for r in case.runs) if v is not None]
+    return (sum(values) / len(values) if values else None), len(values)
+
+
+def _varies(values: list[float]) -> bool:
+    return len(values) > 1 and max(values) - min(values) > SAME * max(1.0, abs(max(values)))
+
+
+@dataclass(frozen=True)
+class _Pair:
+    delta: CaseDelta
+    before: tuple[float, ...]  # each baseline run's figure
+    now: tuple[float, ...]  # each run's figure now
+
+    @property
+    def noisy(self) -> bool:
+        return _varies(list(self.before)) or _varies(list(self.now))
+
+    @property
+    def repeated(self) -> bool:
+        """Ran more than once on some side: its agreement is evidence of no noise."""
+        return len(self.before) > 1 or len(self.now) > 1
+
+
+def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> tuple[list[_Pair], list[str]]:
+    pairs, lost = [], []
+    for case in results.cases:
+        if case.suite != suite:
+            continue
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
+        before = [v for v in (old.figures.get(key, []) if old is not None and _same_test(old, case) else []) if v is not None]
+        if not before:
+            continue
+        now = [v for v in (run_figure(r, key) for r in case.runs) if v is not None]
+        if not now:
+            if not case.run_errors:
+                lost.append(f"{case.key}: {_missing(case, key)}")
+            continue
+        delta = CaseDelta(case.key, sum(before) / len(before), sum(now) / len(now), len(now))
+        pairs.append(_Pair(delta, tuple(before), tuple(now)))
+    return pairs, lost
+
+
+def _same_test(old: BaselineCase | None, case: ScoredCase) -> bool:
+    return old is not None and old.fingerprint == case.fingerprint
+
+
+def _missing(case: ScoredCase, key: str) -> str:
+    if key == "cost_usd":
+        unpriced = sorted({m for r in case.runs for m in r.unpriced_models or []})
+        if unpriced:
+            return f"cost_usd unknown: no price for {', '.join(unpriced)} (add it under `prices:` in agenteval.yaml)"
+        return "cost_usd unknown: no model call reported its token usage"
+    return f"{key} not reported by any run"
+
+
+def _increase(before: float, after: float) -> float:
+    if before == 0:
+        return 0.0 if after == 0 else math.inf
+    return after / before - 1
+
+
+def _t_bound(values: list[float], alpha: float) -> tuple[float, float] | None:
+    """(mean, its one-sided 1 - alpha lower bound) by Student's t over cases; None under 2 cases."""
+    n = len(values)
+    if n < 2:
+        return None
+    centre = sum(values) / n
+    spread = math.sqrt(sum((x - centre) ** 2 for x in values) / (n - 1))
+    return centre, centre - t_quantile(1 - alpha, n - 1) * spread / math.sqrt(n)
+
+
+def total_bound(pairs: list[CaseDelta], increase: float, alpha: float) -> float | None:
+    """The lower bound on the suite's total increase: the ratio of sums linearized case by case
+    (each case's c - R b over the mean b)."""
+    if math.isinf(increase):
+        return increase
+    ratio, mean_before = increase + 1, sum(p.baseline for p in pairs) / max(1, len(pairs))
+    found = _t_bound([(p.candidate - ratio * p.baseline) / mean_before for p in pairs], alpha)
+    return None if found is None else increase + found[1]
+
+
+def typical_rise(pairs: list[_Pair], alpha: float) -> tuple[float, float | None]:
+    """The typical case's rise and its lower bound: per case the mean log figure now minus the
+    baseline's (geometric means, so that averaging five baseline runs against one run now does
+    not bias a skewed figure), averaged over cases, as a ratio - 1. Every case counts once, so a
+    suite whose cases differ tenfold in size is not decided by its largest few. A figure of 0 is
+    offset by a hundredth of the mean figure (a count going from 0 to 1 is a large rise, not an
+    infinite one)."""
+    offset = 0.01 * sum(p.delta.baseline for p in pairs) / len(pairs) or 1e-9
+
+    def log_mean(values: tuple[float, ...]) -> float:
+        return sum(math.log(v + offset) for v in values) / len(values)
+
+    logs = [log_mean(p.now) - log_mean(p.before) for p in pairs]
+    found = _t_bound(logs, alpha)
+    return math.expm1(sum(logs) / len(logs)), None if found is None else math.expm1(found[1])
+
+
+def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost: list[str], alpha: float, last_look: bool = True) -> BudgetSummary:
+    """Deterministic: any case's rise beyond the budget breaches it. Otherwise the typical case's
+    rise must be beyond the budget and beyond noise (the lower end of its 1 - alpha interval above
+    zero). The
+    suite's total is reported beside it (what the bill says), with its own bound."""
+    if not pairs:
+        why = ("no case of the baseline has this figure for the same test: accept a baseline made with this budget set "
+               "(from runs that report the figure: a model's usage, a price, turn durations)")
+        return BudgetSummary(suite, key, budget, "no baseline", 0, None, None, None, None, "stochastic", reason=why, lost=tuple(lost))
+    deltas = [p.delta for p in pairs]
+    before, after = sum(d.baseline for d in deltas), sum(d.candidate for d in deltas)
+    increase = _increase(before, after)
+    deterministic = not any(p.noisy for p in pairs) and any(p.repeated for p in pairs)
+    over = sorted((d for d in deltas if d.rise > budget + SAME), key=lambda d: (-(d.candidate - d.baseline), d.case))
+    # the lower end of the two-sided (1 - alpha) interval, as the report's intervals are: a false
+    # alarm at most alpha / 2 where Student's t holds, leaving room where skewed noise bends it
+    typical, typical_low = typical_rise(pairs, alpha / 2)
+    bound = None if deterministic else total_bound(deltas, increase, alpha / 2)
+    unsure = False
+    if deterministic:
+        breached = bool(over) or increase > budget + SAME
+        reason = (f"{len(over)} case(s) rose by more than {percent(budget)}, and no case's runs vary (deterministic)" if breached else "")
+    else:
+        beyond = typical > budget + SAME
+        breached = beyond and typical_low is not None and typical_low > 0
+        unsure = beyond and not breached
+        words = f"the typical case rose {_pct(typical)} ({1 - alpha:.0%} interval from {_pct(typical_low)})"
+        reason = (f"over the budget and beyond noise: {words}" if breached
+                  else f"over the budget by the estimate but within the noise: {words}" if unsure else "")
+    verdict = "breached" if breached else "unsure" if unsure and not last_look else "within"
+    return BudgetSummary(
+        suite, key, budget, verdict, len(pairs), before, after, _finite(increase), _finite(bound), "deterministic" if deterministic else "stochastic",
+        drivers=tuple(over[:CASES_SHOWN]), over=tuple(sorted(d.case for d in over)) if breached else (), reason=reason, lost=tuple(lost),
+        typical=typical, typical_bound=typical_low,
+    )
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no infinity: a rise from nothing is None, and says so where shown."""
+    return None if value is None or math.isinf(value) else value
+
+
+def _pct(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "+inf%" if math.isinf(value) else f"{value:+.1%}"
+
+
+def look_of(results: ScoredResults) -> int:
+    """Which look at the budgets this is: 1 for fixed runs, the round for num_runs: auto."""
+    return max(1, results.adaptive.rounds) if results.adaptive is not None else 1
+
+
+def compare_budgets(results: ScoredResults, baseline: Baseline | None, settings: GateSettings, *, last_look: bool = True) -> tuple[BudgetSummary, ...]:
+    """Every budget of every suite in the results, against the baseline (none without one)."""
+    if baseline is None:
+        return ()
+    suites = sorted(set(results.suites) | {c.suite for c in results.cases})
+    found = []
+    for suite in suites:
+        budgets = settings.budgets_for(suite)
+        if not budgets:
+            continue
+        alpha = (1 - settings.confidence) / len(budgets)
+        if results.adaptive is not None:
+            alpha = look_alpha(alpha, look_of(results))
+        for key, budget in sorted(budgets.items()):
+            pairs, lost = _pairs(results, baseline, suite, key)
+            found.append(budget_summary(suite, key, budget, pairs, lost, alpha, last_look))
+    return tuple(found)
+
+
+def over_budget_cases(budgets: Iterable[BudgetSummary]) -> dict[str, list[str]]:
+    """Case key -> the budgets it breached (as `key +x%`)."""
+    cases: dict[str, list[str]] = {}
+    for summary in budgets:
+        by_case = {d.case: d for d in summary.drivers}
+        for key in sorted(summary.over):
+            rise = f" {_pct(by_case[key].rise)}" if key in by_case else ""
+            cases.setdefault(key, []).append(f"{summary.key}{rise}")
+    return cases
+
+
+def budget_reasons(budgets: Iterable[BudgetSummary]) -> tuple[list[str], list[str]]:
+    """(why the gate fails, figures the baseline had that are missing now)."""
+    failed, lost = [], []
+    for s in budgets:
+        if s.breached:
+            shown = ", ".join(f"{d.case} {fmt_figure(s.key, d.baseline)} → {fmt_figure(s.key, d.candidate)} ({_pct(d.rise)})" for d in s.drivers[:3])
+            failed.append(f"{s.suite}: over budget on {s.key} ({s.what}, summed over {s.cases} case(s)): {fmt_figure(s.key, s.baseline_total)} → "
+                          f"{fmt_figure(s.key, s.candidate_total)}, {change_text(s.increase)} against {percent(s.budget)} allowed; {s.reason}"
+                          + (f"; most: {shown}" if shown else ""))
+        if s.lost:
+            lost.append(f"{s.suite}: {len(s.lost)} case(s) lost the budgeted figure {s.key} (first: {s.lost[0]})")
+    return failed, lost
+
+
+def fmt_figure(key: str, value: float | None) -> str:
+    """A figure as reports show it: its unit's decimals, thousands separated, dollars marked."""
+    if value is None:
+        return "–"
+    return f"${value:,.{FIGURES[key].digits}f}" if key == "cost_usd" else f"{value:,.{FIGURES[key].digits}f}"
+
+
+def change_text(increase: float | None) -> str:
+    """A suite's change in words; None is a rise from nothing."""
+    return "up from nothing" if increase is None else _pct(increase)
+
+
+# ---------------------------------------------------------------- num_runs: auto
+
+
+@dataclass(frozen=True)
+class BudgetRerun:
+    key: str
+    why: str
+    priority: float
+
+
+def budget_reruns(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[list[BudgetRerun], str]:
+    """After a round: the cases to run again because a budget looks breached but is not beyond
+    noise yet (every paired case of the suite, those whose figures move the increase most first),
+    and, when a budget is already breached, why no round can undo that."""
+    wanted: list[BudgetRerun] = []
+    for s in compare_budgets(results, baseline, settings, last_look=False):
+        if s.breached:
+            return [], f"{s.suite}: over budget on {s.key} ({change_text(s.increase)} against {percent(s.budget)})"
+        if s.verdict != "unsure" or s.baseline_total is None or s.candidate_total is None:
+            continue
+        pairs, _ = _pairs(results, baseline, s.suite, s.key) if baseline else ([], [])
+        ratio = s.candidate_total / s.baseline_total if s.baseline_total else 1.0
+        sway = {p.delta.case: abs(p.delta.candidate - ratio * p.delta.baseline) for p in pairs}
+        top = max(sway.values(), default=0.0) or 1.0
+        why = f"{s.key}: over its budget by the estimate ({change_text(s.increase)} against {percent(s.budget)}), not yet beyond noise"
+        wanted += [BudgetRerun(case, why, 0.5 * value / top) for case, value in sway.items()]
+    return wanted, ""
+
+
+# ---------------------------------------------------------------- the agent's dollar cost
+
+
+@dataclass(frozen=True)
+class SuiteCost:
+    """What one run of the suite cost in the agent's model calls (the cases' mean cost per run,
+    summed), and against the baseline over the cases both have priced."""
+
+    suite: str
+    cost: float | None  # every case now; None when some case's cost is unknown (`unknown` says why)
+    unknown: str = ""
+    cases: int = 0  # paired with the baseline
+    baseline: float | None = None  # those cases in the baseline ...
+    paired: float | None = None  # ... and now
+    change: float | None = None  # paired / baseline - 1
+
+
+def suite_costs(results: ScoredResults, baseline: Baseline | None) -> tuple[SuiteCost, ...]:
+    """Per suite whose agent reported its model usage (a Python agent may report none)."""
+    found = []
+    for suite in sorted({c.suite for c in results.cases}):
+        runs = [r for c in results.cases if c.suite == suite for r in c.runs]
+        if not any(r.cost_usd is not None or r.unpriced_models for r in runs):
+            continue  # no model call reported its usage: nothing to price, nothing to say
+        cases = [c for c in results.cases if c.suite == suite and not c.run_errors]
+        means = [_candidate_mean(c, "cost_usd")[0] for c in cases]
+        missing = [f"{c.key}: {_missing(c, 'cost_usd')}" for c, m in zip(cases, means) if m is None]
+        cost = None if missing or not cases else sum(m for m in means if m is not None)
+        pairs, _ = _pairs(results, baseline, suite, "cost_usd") if baseline else ([], [])
+        before = sum(p.delta.baseline for p in pairs) if pairs else None
+        after = sum(p.delta.candidate for p in pairs) if pairs else None
+        change = _finite(_increase(before, after)) if before is not None and after is not None else None
+        unknown = f"{len(missing)} case(s) without a cost (first: {missing[0]})" if missing else ""
+        found.append(SuiteCost(suite, cost, unknown, len(pairs), before, after, change))
+    return tuple(found)

@@ -1,0 +1,221 @@
+"""Which environment variables a project's models need in CI, as data (pure).
+
+`agenteval init` names them in its next steps and in the workflow's `env:`. It reads the
+project (files/project_scan.py) for evidence: the model strings in the agent's source, the
+judges' models (ADK's `judge_model` in eval configs; the user simulator's model), the
+variables the agent reads by name, and the `.env` files beside it. PROVIDERS maps a model
+string to what its client reads: ADK 2.13's own model classes (Gemini through google-genai,
+Claude on Vertex AI, OpenAI's `gpt-*`) and LiteLLM's provider prefixes (`openai/`,
+`anthropic/`, `azure/`, `vertex_ai/`, ...). A Gemini model is served by the Gemini API or by
+Vertex AI, as google-genai's switch `GOOGLE_GENAI_USE_VERTEXAI` says: the project's `.env`,
+its source, then the environment init runs in decide which.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+GEMINI_API_KEYS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")  # google-genai reads either (GOOGLE_API_KEY wins when both are set)
+VERTEX_SWITCH = "GOOGLE_GENAI_USE_VERTEXAI"  # google-genai: "true" or "1" picks Vertex AI
+ADC_FILE = "GOOGLE_APPLICATION_CREDENTIALS"  # a path, set by the workflow's auth step
+# What the Gemini API or Vertex AI choice decides, not a name to copy from a .env file.
+GOOGLE_SETTINGS = frozenset({*GEMINI_API_KEYS, VERTEX_SWITCH, "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION", ADC_FILE})
+ADK_DEFAULT_MODEL = "gemini-2.5-flash"  # an ADK LlmAgent without a model, and a judge without judge_model
+
+
+@dataclass(frozen=True)
+class Variable:
+    name: str
+    secret: bool = True  # a secret (`secrets.NAME`); else a setting (`vars.NAME`)
+    value: str | None = None  # written into the workflow as is (`GOOGLE_GENAI_USE_VERTEXAI: "true"`)
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    models: tuple[str, ...]  # model strings it serves: regular expressions, matched whole
+    variables: tuple[Variable, ...] = ()
+    gemini: bool = False  # google-genai: the Gemini API's key, or Vertex AI, as the project's switch says
+    google_cloud: bool = False  # needs Google Cloud credentials (application default credentials)
+
+    def serves(self, model: str) -> bool:
+        return any(re.fullmatch(pattern, model) for pattern in self.models)
+
+
+def _setting(name: str) -> Variable:
+    return Variable(name, secret=False)
+
+
+GOOGLE_CLOUD = (_setting("GOOGLE_CLOUD_PROJECT"), _setting("GOOGLE_CLOUD_LOCATION"))
+VERTEX = (Variable(VERTEX_SWITCH, secret=False, value="true"), *GOOGLE_CLOUD)
+
+# Order matters: the first provider whose pattern matches a model string serves it.
+PROVIDERS: tuple[Provider, ...] = (
+    # ADK's own model classes (google.adk.models.LLMRegistry, 2.13)
+    Provider("Gemini", (r"gemini-\S+", r"gemma-\S+", r"model-optimizer-\S+"), gemini=True),
+    Provider("Gemini on a Vertex AI endpoint", (r"projects/\S+/locations/\S+/(endpoints|publishers/google/models)/\S+",), VERTEX,
+             google_cloud=True),
+    Provider("Claude on Vertex AI (ADK's Claude)", (r"claude-\S+",), GOOGLE_CLOUD, google_cloud=True),
+    Provider("OpenAI (ADK's OpenAILlm)", (r"gpt-\S+", r"o\d+-\S+"), (Variable("OPENAI_API_KEY"),)),
+    Provider("Apigee (ADK's ApigeeLlm)", (r"apigee/\S+",), (_setting("APIGEE_PROXY_URL"),), google_cloud=True),
+    # LiteLLM's provider prefixes (ADK's LiteLlm), with the variables LiteLLM reads for each
+    Provider("OpenAI via LiteLLM", (r"openai/\S+",), (Variable("OPENAI_API_KEY"),)),
+    Provider("Azure OpenAI via LiteLLM", (r"azure/\S+",), (Variable("AZURE_API_KEY"), _setting("AZURE_API_BASE"), _setting("AZURE_API_VERSION"))),
+    Provider("Azure AI via LiteLLM", (r"azure_ai/\S+",), (Variable("AZURE_AI_API_KEY"), _setting("AZURE_AI_API_BASE"))),
+    Provider("Anthropic via LiteLLM", (r"anthropic/\S+",), (Variable("ANTHROPIC_API_KEY"),)),
+    Provider("Vertex AI via LiteLLM", (r"vertex_ai/\S+",), (_setting("VERTEXAI_PROJECT"), _setting("VERTEXAI_LOCATION")), google_cloud=True),
+    Provider("Gemini API via LiteLLM", (r"gemini/\S+",), (Variable("GEMINI_API_KEY"),)),
+    Provider("Amazon Bedrock via LiteLLM", (r"bedrock/\S+",),
+             (Variable("AWS_ACCESS_KEY_ID"), Variable("AWS_SECRET_ACCESS_KEY"), _setting("AWS_REGION_NAME"))),
+    Provider("Groq via LiteLLM", (r"groq/\S+",), (Variable("GROQ_API_KEY"),)),
+    Provider("Mistral via LiteLLM", (r"mistral/\S+",), (Variable("MISTRAL_API_KEY"),)),
+    Provider("DeepSeek via LiteLLM", (r"deepseek/\S+",), (Variable("DEEPSEEK_API_KEY"),)),
+    Provider("Together AI via LiteLLM", (r"together_ai/\S+",), (Variable("TOGETHERAI_API_KEY"),)),
+    Provider("Fireworks AI via LiteLLM", (r"fireworks_ai/\S+",), (Variable("FIREWORKS_AI_API_KEY"),)),
+    Provider("Cohere via LiteLLM", (r"cohere/\S+",), (Variable("COHERE_API_KEY"),)),
+    Provider("Databricks via LiteLLM", (r"databricks/\S+",), (Variable("DATABRICKS_API_KEY"), _setting("DATABRICKS_API_BASE"))),
+    Provider("AI21 via LiteLLM", (r"ai21/\S+",), (Variable("AI21_API_KEY"),)),
+    Provider("OpenRouter via LiteLLM", (r"openrouter/\S+",), (Variable("OPENROUTER_API_KEY"),)),
+    Provider("xAI via LiteLLM", (r"xai/\S+",), (Variable("XAI_API_KEY"),)),
+    Provider("Ollama via LiteLLM (a server CI must run too)", (r"ollama(_chat)?/\S+",), (_setting("OLLAMA_API_BASE"),)),
+)
+
+# Read by name but never a credential: the runner's, the shell's, the agent server's port.
+_NOT_CREDENTIALS = re.compile(r"(PATH|HOME|USER|PWD|SHELL|LANG|TERM|TZ|TMPDIR|PORT|HOST|CI|DEBUG|LOG_LEVEL|PYTHON\w*|NODE_ENV"
+                              r"|(GITHUB|RUNNER|ACTIONS|OTEL|AGENTEVAL)_\w*)")
+_SECRET_WORDS = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE")
+
+
+def provider_of(model: str) -> Provider | None:
+    return next((p for p in PROVIDERS if p.serves(model)), None)
+
+
+def looks_like_model(text: str) -> bool:
+    return provider_of(text) is not None
+
+
+def is_truthy(value: str) -> bool:
+    """google-genai's reading of GOOGLE_GENAI_USE_VERTEXAI."""
+    return value.strip().strip("'\"").lower() in ("true", "1")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What init found in the project, each thing with where it was found."""
+
+    agent_models: Mapping[str, str] = field(default_factory=dict)  # model string -> where
+    judge_models: Mapping[str, str] = field(default_factory=dict)  # the judges' and the user simulator's
+    read: Mapping[str, str] = field(default_factory=dict)  # variables the agent reads by name -> where
+    assigned: Mapping[str, str] = field(default_factory=dict)  # variables the agent sets itself -> the value ("" unknown)
+    dotenv: Mapping[str, str] = field(default_factory=dict)  # name -> value, from the project's .env files
+    dotenv_files: Mapping[str, str] = field(default_factory=dict)  # name -> the .env file that names it
+    environ: Mapping[str, str] = field(default_factory=dict)  # where init runs: only the switch is read from it
+    adk_agent: bool = True  # an ADK agent without a model string found runs ADK's default model
+
+
+@dataclass(frozen=True)
+class Need:
+    variable: Variable
+    why: str  # "the agent's model gemini-2.5-flash (shop/agent.py); the judges"
+
+
+@dataclass(frozen=True)
+class Credentials:
+    needs: tuple[Need, ...] = ()
+    google_cloud: bool = False  # Google Cloud credentials too: an auth step in the workflow
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n.variable.name for n in self.needs)
+
+    def unset(self, environ: Mapping[str, str]) -> list[str]:
+        """The variables a run needs from `environ` that it does not have (a fixed value is the workflow's)."""
+        return [n.variable.name for n in self.needs if n.variable.value is None and not environ.get(n.variable.name)]
+
+
+def _vertex(evidence: Evidence) -> bool:
+    """Gemini through Vertex AI, as the most telling evidence says: the switch the agent sets
+    itself, the project's real .env, the environment init runs in (a Gemini key there without a
+    switch is the Gemini API), then a .env example."""
+    switch = VERTEX_SWITCH
+    if evidence.assigned.get(switch):
+        return is_truthy(evidence.assigned[switch])
+    if switch in evidence.dotenv and is_real_dotenv(evidence.dotenv_files.get(switch, "")):
+        return is_truthy(evidence.dotenv[switch])
+    if evidence.environ.get(switch):
+        return is_truthy(evidence.environ[switch])
+    if any(evidence.environ.get(key) for key in GEMINI_API_KEYS):
+        return False
+    return is_truthy(evidence.dotenv.get(switch, ""))
+
+
+def is_real_dotenv(path: str) -> bool:
+    """`.env` or `.env.local`: the values the project runs with here, not an example's."""
+    return path.rsplit("/", 1)[-1] in (".env", ".env.local")
+
+
+def _gemini_key(evidence: Evidence) -> str:
+    """The key name the project uses: GEMINI_API_KEY where only it is named, else GOOGLE_API_KEY."""
+    named = {*evidence.read, *evidence.dotenv}
+    return "GEMINI_API_KEY" if "GEMINI_API_KEY" in named and "GOOGLE_API_KEY" not in named else "GOOGLE_API_KEY"
+
+
+def _provider_variables(provider: Provider, evidence: Evidence) -> tuple[Variable, ...]:
+    if not provider.gemini:
+        return provider.variables
+    return VERTEX if _vertex(evidence) else (Variable(_gemini_key(evidence)),)
+
+
+def _by_provider(agent_models: Mapping[str, str], judge_models: Mapping[str, str]) -> dict[str, tuple[list[str], list[str]]]:
+    """Provider name -> (the agent's models it serves, the judges'), each as `model (where)`."""
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for index, models in enumerate((agent_models, judge_models)):
+        for model, where in models.items():
+            provider = provider_of(model)
+            if provider is not None:
+                found.setdefault(provider.name, ([], []))[index].append(f"{model} ({where})")
+    return found
+
+
+def credentials_for(evidence: Evidence) -> Credentials:
+    """Every variable the agent's models, the judges and the agent's own reads need in CI. What
+    the agent sets itself at import it does not need; the judges do, since they read their
+    settings before the agent is imported (docs/judge.md)."""
+    agent_models = dict(evidence.agent_models)
+    if not agent_models and evidence.adk_agent:
+        agent_models[ADK_DEFAULT_MODEL] = "ADK's default model"
+    served = _by_provider(agent_models, evidence.judge_models)
+    needs: dict[str, Need] = {}
+    google_cloud = False
+    for provider in PROVIDERS:
+        if provider.name not in served:
+            continue
+        agent, judges = served[provider.name]
+        variables = _provider_variables(provider, evidence)
+        google_cloud |= provider.google_cloud or variables == VERTEX
+        for variable in variables:
+            whys = ([] if variable.name in evidence.assigned else [f"the agent's model {m}" for m in agent])
+            whys += [f"the judges' model {m}" for m in judges]
+            if whys:
+                _add(needs, variable, "; ".join(whys))
+    google_cloud |= ADC_FILE in evidence.read
+    for name, where in evidence.read.items():
+        if name != ADC_FILE:
+            _add_named(needs, evidence, name, f"the agent reads it ({where})")
+    for name, where in evidence.dotenv_files.items():
+        if name not in GOOGLE_SETTINGS:
+            _add_named(needs, evidence, name, f"named in {where}")
+    return Credentials(tuple(needs.values()), google_cloud)
+
+
+def _add_named(needs: dict[str, Need], evidence: Evidence, name: str, why: str) -> None:
+    """A variable the project names: a secret when its name says so (KEY, TOKEN, ...)."""
+    if name not in evidence.assigned and not _NOT_CREDENTIALS.fullmatch(name):
+        _add(needs, Variable(name, secret=bool(_SECRET_WORDS.search(name))), why)
+
+
+def _add(needs: dict[str, Need], variable: Variable, why: str) -> None:
+    old = needs.get(variable.name)
+    needs[variable.name] = Need(variable, why) if old is None else Need(old.variable, f"{old.why}; {why}")

@@ -1,0 +1,117 @@
+"""The judge's fingerprint of a judged score, and when two judges are the same (docs/judge.md).
+
+A metric asks the judge through a `JudgeTrace`, which notes what answered: the provider and
+the model versions the API reported. With the model as requested, our prompt templates' hash
+and the sampling settings, that is the fingerprint kept with the score. Two fingerprints name
+the same judge when all of it agrees; model versions count only when both sides know theirs
+(a reply cached before versions were recorded knows none).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable, Optional
+
+from ..schema import BaseCriterion, JudgeModelOptions
+from ..schema.judge import JudgeFingerprint
+from .judging import Judge, JudgeAnswer, Reader, any_text
+from .metrics.base import ConfiguredMetric
+
+
+@lru_cache(maxsize=None)
+def prompt_hash(paths: tuple[str, ...]) -> str:
+    """Hash of the files (under agenteval_ci/core) a metric's prompts are made from."""
+    digest = hashlib.sha256()
+    root = resources.files(__package__)
+    for path in paths:
+        digest.update(path.encode())
+        digest.update(root.joinpath(path).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def judge_options(criterion: BaseCriterion) -> Optional[JudgeModelOptions]:
+    options = getattr(criterion, "judge_model_options", None)
+    return options if isinstance(options, JudgeModelOptions) else None
+
+
+class JudgeTrace:
+    """The judge as one metric on one case sees it, noting who answered. A Judge itself."""
+
+    def __init__(self, judge: Judge | None):
+        self.judge = judge
+        self.providers: set[str] = set()
+        self.versions: set[str] = set()
+
+    def _note(self, answers: Iterable[JudgeAnswer]) -> None:
+        for answer in answers:
+            if answer.provider:
+                self.providers.add(answer.provider)
+            if answer.model_version:
+                self.versions.add(answer.model_version)
+
+    async def ask(
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader[Any] = any_text
+    ) -> JudgeAnswer:
+        assert self.judge is not None  # metrics never ask a trace without a judge
+        answer = await self.judge.ask(metric, model, config, prompt, sample, read)
+        self._note([answer])
+        return answer
+
+    async def ask_many(
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader[Any] = any_text
+    ) -> list[JudgeAnswer]:
+        assert self.judge is not None
+        answers = await self.judge.ask_many(metric, model, config, prompt, count, read)
+        self._note(answers)
+        return answers
+
+
+def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[JudgeFingerprint]:
+    """The fingerprint of a judged metric's scores on one case (None for other metrics)."""
+    options = judge_options(metric.criterion)
+    if not metric.spec.judged or options is None:
+        return None
+    providers = sorted(trace.providers) if trace else []
+    return JudgeFingerprint(
+        provider=", ".join(providers) or None,
+        model=options.judge_model,
+        versions=sorted(trace.versions) if trace else [],
+        prompt=prompt_hash(metric.spec.prompts),
+        num_samples=options.num_samples,
+        config=options.judge_model_config,
+    )
+
+
+def merged(first: Optional[JudgeFingerprint], second: Optional[JudgeFingerprint]) -> Optional[JudgeFingerprint]:
+    """One metric's fingerprint over two rounds of runs of a case: the versions of both."""
+    if first is None or second is None:
+        return first or second
+    providers = sorted({p for f in (first, second) if f.provider for p in f.provider.split(", ")})
+    return second.model_copy(update={"provider": ", ".join(providers) or None, "versions": sorted({*first.versions, *second.versions})})
+
+
+def judge_id(judge: JudgeFingerprint) -> str:
+    """A short name for a fingerprint: the key of the baseline's `judges` table."""
+    data = json.dumps(judge.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(data.encode()).hexdigest()[:12]
+
+
+def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
+    """What differs between two judges, in words; empty when they are the same judge."""
+    found = []
+    if old.provider and new.provider and old.provider != new.provider:  # unknown (None) on either side: not a difference
+        found.append(f"provider {old.provider} → {new.provider}")
+    if old.model != new.model:
+        found.append(f"model {old.model} → {new.model}")
+    if old.versions and new.versions and old.versions != new.versions:
+        found.append(f"model version {', '.join(old.versions)} → {', '.join(new.versions)}")
+    if old.prompt != new.prompt:
+        found.append("prompt templates changed")
+    if old.num_samples != new.num_samples:
+        found.append(f"num_samples {old.num_samples} → {new.num_samples}")
+    if (old.config or {}) != (new.config or {}):
+        found.append("judge_model_config changed")
+    return found
