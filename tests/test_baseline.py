@@ -71,6 +71,9 @@ def test_unknown_case_or_metric_is_a_usage_error(tmp_path):
         ("[1, 2]", "expected an object"),
         ('{"provenance": {}}', "$.schema_version"),
         ('{"schema_version": 99, "provenance": {}}', "newer than this agenteval reads"),
+        ('{"schema_version": 99, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}}', "newer than this agenteval reads"),  # else valid
+        ('{"schema_version": 2, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}, "suites": {"s\\udc00": {}}}', "lone surrogate"),
+        ('{"provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}}', "$.schema_version"),  # else valid
         ('{"schema_version": 2, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}, "suites": {"s": {"e": {"c": '
          '{"fingerprint": "f", "status": "PASSED", "metrics": {"m": {"history": "PP+"}}}}}}}', "$.suites.s.e.c.metrics.m.history"),
         ('{"schema_version": 1, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1}, "suites": {"s": {"e": {"c": {"status": "PASSED"}}}}}',
@@ -189,3 +192,23 @@ def test_an_adaptive_runs_rate_comes_from_its_planned_runs_and_the_history_marks
     assert (metric.score, metric.status.value, metric.runs, metric.history) == (0.0, "FAILED", [0.0], "F+PPP")
     assert metric.planned_counts() == (0, 1) and metric.history_counts() == (3, 1)
     assert baseline_from_results(results).case("default", "home", "lights").status.value == "FAILED"
+
+
+def test_a_baseline_is_written_a_case_at_a_time_as_one_json_dump_would(tmp_path):
+    """baseline_json_parts is byte for byte json.dumps(indent=2, sort_keys=True) of the whole,
+    with several suites and eval sets, ids that sort differently and text that is not ASCII."""
+    from agenteval_ci.core.baseline import BASELINE_VERSION, baseline_json_parts
+    from agenteval_ci.schema.baseline import Baseline
+
+    case = {"fingerprint": "f", "status": "PASSED", "metrics": {"m": {"score": 1.0, "runs": [1.0], "run_statuses": ["PASSED"], "status": "PASSED",
+                                                                     "threshold": 1.0, "history": "PP+P", "rubrics": {"ré": 0.5}}}}
+    data = {"schema_version": BASELINE_VERSION, "provenance": {"created_at": "x", "tool_version": "0", "num_runs": 1, "commit": "abc"},
+            "suites": {"zeta": {"b": {"c10": case, "c2": case, "ç": case}, "a": {}}, "alpha": {"e": {"x": case}}}}
+    baseline = Baseline.model_validate(data)
+    parts = list(baseline_json_parts(baseline))
+    assert "".join(parts) == json.dumps(baseline.model_dump(mode="json", exclude_none=True), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert len(parts) > 4
+    empty = Baseline.model_validate({**data, "suites": {}})
+    assert "".join(baseline_json_parts(empty)) == json.dumps(empty.model_dump(mode="json", exclude_none=True), indent=2, sort_keys=True) + "\n"
+    write_baseline(tmp_path / "b.json", baseline)
+    assert load_baseline(tmp_path / "b.json") == baseline

@@ -353,3 +353,34 @@ def test_num_runs_auto_stops_its_rounds_once_a_budget_is_breached(tmp_path, caps
     results = read_results(tmp_path / ".agenteval" / "results.json")
     assert results.adaptive is not None and "over budget on tool_call_count_v1" in results.adaptive.stopped
     assert "over budget on tool_call_count_v1" in capsys.readouterr().out
+
+
+def test_a_results_file_read_as_digests_gives_the_baseline_and_the_budgets_of_the_whole_cases(tmp_path):
+    """compare, accept and the reports hold each case's digest: its judges, the digest of its
+    recorded runs and its runs' budgeted figures must be the whole case's (issue 28b x 27 x 28a)."""
+    from agenteval_ci.core.budgets import suite_costs
+    from agenteval_ci.files.results import ResultsFile, write_results
+    from agenteval_ci.schema.judge import JudgeFingerprint
+
+    rng = random.Random(5)
+    sizes = [200 + 40 * i for i in range(8)]
+    whole = scored(tmp_path, "base", runs_of(8, noisy_tokens(rng, sizes, 3)), 8)
+    judge = JudgeFingerprint(provider="gemini", model="gemini-2.5-flash", versions=["gemini-2.5-flash-001"], prompt="p1")
+    whole = whole.model_copy(update={"cases": [
+        case.model_copy(update={"metrics": {name: m.model_copy(update={"judge": judge}) for name, m in case.metrics.items()}})
+        for case in whole.cases
+    ]})
+    path = tmp_path / "results.json.gz"
+    write_results(whole, str(path))
+    digests = ResultsFile(path).digest()
+    settings = GateSettings(budgets={key: "+10%" for key in ("token_usage_v1", "input_tokens", "output_tokens", "inference_call_count_v1",
+                                                              "tool_call_count_v1", "invocation_duration_v1", "cost_usd")})
+    from_whole, from_digests = baseline_of(whole, settings), baseline_of(digests, settings)
+    assert from_digests.suites == from_whole.suites and from_digests.judges == from_whole.judges
+    assert from_whole.judges and all(case.outputs and case.figures for sets in from_whole.suites.values() for cases in sets.values() for case in cases.values())
+    later = scored(tmp_path, "pr", runs_of(8, noisy_tokens(rng, sizes, 2, scale=1.3)), 8)
+    write_results(later, str(tmp_path / "pr.json"))
+    pr = ResultsFile(tmp_path / "pr.json").digest()
+    assert compare_budgets(pr, from_whole, settings) == compare_budgets(later, from_whole, settings)
+    assert suite_costs(pr, from_whole) == suite_costs(later, from_whole)
+    assert compare(pr, from_whole, settings) == compare(later, from_whole, settings)

@@ -12,16 +12,18 @@ import contextlib
 import difflib
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..core.baseline import baseline_from_results, dump_baseline, referenced_outputs, refuse_unsound
 from ..core.budgets import kept_figures
+from ..core.digest import ResultsDigest
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
 from ..files.baseline_outputs import accepted_records, outputs_bytes, outputs_path
-from ..files.results import read_results
-from ..files.writing import write_atomic
+from ..files.results import ResultsFile
 from ..github import Comment, Conflict, FileBytes, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
-from ..schema import Results
+from ..schema import CaseResult
 from ..schema.baseline import Baseline
 from . import artifact
 from .event import IssueCommentEvent
@@ -83,23 +85,21 @@ def accepted_marker(number: int, text: str, login: str) -> str:
     return f"<!-- agenteval-ci:accepted pr={number} sha256={digest(text)} by={login} -->"
 
 
-def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> Results:
-    """The results artifact that the PR's current head commit produced."""
+def results_of_head(s: ActionSettings, repo: Repo, pull: PullRequest) -> tuple[ResultsDigest, Path]:
+    """The results artifact that the PR's current head commit produced, and where it was saved."""
     for run in repo.runs_for(pull.head.sha):
         if run.status != "completed" or run.head_sha != pull.head.sha:
             continue
         try:
-            files = artifact.download_results(s, repo, run.id)
+            downloaded = artifact.download_results(s, repo, run.id)
         except GitHubError:
             raise
         except AgentevalError:
             continue  # a run of another workflow: no agenteval artifact
-        claimed = artifact.read_pull_file(files.get(artifact.PULL))
+        claimed = artifact.read_pull_file(downloaded.pull)
         if claimed is not None and claimed.head_sha not in (None, pull.head.sha):
             continue
-        path = s.results_dir / artifact.RESULTS
-        write_atomic(path, files[artifact.RESULTS])
-        return read_results(path)
+        return ResultsFile(downloaded.results).digest(), downloaded.results
     raise Refused(
         f"I found no agenteval results for this PR's head commit {pull.head.sha[:7]}. The head has moved since the "
         "last evaluation, or its run has not finished: wait for the agenteval run of the latest commit, then comment again."
@@ -154,7 +154,7 @@ def accept_mode(s: ActionSettings, runner: Runner) -> int:
 
 def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: str, command: AcceptCommand, comment_id: int) -> int:
     pull = repo.pull(number)
-    results = results_of_head(s, repo, pull)
+    results, results_path = results_of_head(s, repo, pull)
     refuse_unsound(results, command.allow_failed, command.cases, flag=f"`{COMMAND} {ALLOW_FAILED}`")
     path, gate = project_choices(s)
     current = repo.get_file(path, pull.head.sha)
@@ -165,7 +165,7 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     if pull.is_fork:
         reply(repo, number, fork_instructions(path, current.text if current else "", text) + FORK_OUTPUTS_NOTE, marker)
         return EXIT_PASSED
-    outputs = recorded_outputs(repo, pull, path, new, results)
+    outputs = recorded_outputs(repo, pull, path, new, ResultsFile(results_path))
     if repo.pull(number).head.sha != pull.head.sha:
         raise Refused("The PR's head moved while I was preparing the baseline; comment again once its new run has finished.")
     what = " ".join(command.cases or ["all cases"]) + (f" (metrics: {', '.join(command.metrics)})" if command.metrics else "")
@@ -185,7 +185,7 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     accepted = PullRequest(pull.number, PullRef(commit, pull.head.ref, pull.head.repo), pull.base, pull.state)
     try:
         repo.update_comment(pending.id, f"{marker}\nBaseline accepted by @{login} for {what}: committed `{path}` in {commit[:7]}.")
-        publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), s.results_dir / artifact.RESULTS)
+        publish(s, runner, repo, results, BaselineChoice(new, path), Target(accepted, commit, True), results_path)
     except GitHubError as exc:  # the acceptance stands (its digest is recorded); the next push posts the verdict
         report_github_error(runner, f"the baseline is committed in {commit[:7]}, but posting the verdict failed: {exc}")
         return EXIT_BUG
@@ -209,9 +209,10 @@ class OutputsFile:
         return self.current is None or self.current.data != self.data
 
 
-def recorded_outputs(repo: Repo, pull: PullRequest, path: str, baseline: Baseline, results: Results) -> OutputsFile:
-    """The outputs file beside the accepted baseline: the records it points to, from the results
-    or carried over from the branch's file (docs/baseline.md, "Recorded outputs")."""
+def recorded_outputs(repo: Repo, pull: PullRequest, path: str, baseline: Baseline, results: Iterable[CaseResult]) -> OutputsFile:
+    """The outputs file beside the accepted baseline: the records it points to, from the results'
+    cases (read a case at a time from the artifact's file) or carried over from the branch's
+    file (docs/baseline.md, "Recorded outputs")."""
     where = outputs_path(path).as_posix()
     current = repo.get_bytes(where, pull.head.sha)
     records = accepted_records(referenced_outputs(baseline), results, current.data if current else None, f"{where} at {pull.head.sha[:12]}")

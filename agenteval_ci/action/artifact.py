@@ -3,34 +3,47 @@ job or an `/agenteval accept` downloads), and reading one back as the untrusted 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import pydantic
 
 from ..errors import InputError, Problem, UsageError
 from ..files.readers import MAX_FILE_BYTES, decode_text, parse_json
+from ..files.results import GZIP_MAGIC
+from ..files.writing import write_atomic
 from ..github import BadArtifact, PullRequest, Repo
 from ..schema.problems import problems_from
 from .event import PullFile
 from .settings import ActionSettings
 
-RESULTS = "results.json"
+RESULTS = "results.json.gz"  # gzip: a 100,000-case suite's is ~10x smaller, well within an artifact's download
+OLD_RESULTS = "results.json"  # what artifacts of releases before it hold
 PULL = "pull.json"  # which PR and head a results artifact belongs to, for mode publish
 COMMENT = "comment.md"
 COMPARISON = "comparison.json"
 JUNIT = "junit.xml"
 REPORT = "report.html"
-SHARD_RESULTS = "results-*.json"  # what mode merge joins
+SHARD_RESULTS = "results-*.json*"  # what mode merge joins (`.json.gz`, or `.json` from before)
 
 
 def shard_results(shard: str) -> str:
     """One shard's results file: `results-2-of-3.json` for `--shard 2/3`."""
-    return f"results-{shard.replace('/', '-of-')}.json"
+    return f"results-{shard.replace('/', '-of-')}.json.gz"
 
 
-def download_results(s: ActionSettings, repo: Repo, run_id: int) -> dict[str, str]:
-    """The artifact's results.json and pull.json as text (an artifact a fork's run uploaded is
-    untrusted: its files go through the guarded readers like any input)."""
+@dataclass(frozen=True)
+class Downloaded:
+    """A results artifact's files: the results file saved under the results folder, and pull.json's text."""
+
+    results: Path
+    pull: str | None
+
+
+def download_results(s: ActionSettings, repo: Repo, run_id: int) -> Downloaded:
+    """The artifact's results file (written, as it came, to the results folder) and pull.json as
+    text. An artifact a fork's run uploaded is untrusted: its files go through the guarded
+    readers like any input."""
     artifact = next((a for a in repo.artifacts(run_id) if a.name == s.artifact_name and not a.expired), None)
     if artifact is None:
         raise UsageError(f"run {run_id} has no artifact named '{s.artifact_name}' (input artifact-name)")
@@ -38,10 +51,16 @@ def download_results(s: ActionSettings, repo: Repo, run_id: int) -> dict[str, st
         files = {Path(name).name: data for name, data in repo.download_artifact(artifact.id, MAX_FILE_BYTES).items()}
     except BadArtifact as exc:
         raise InputError(Problem(f"artifact {s.artifact_name} of run {run_id}", "$", str(exc))) from None
-    if RESULTS not in files:
-        raise InputError(Problem(f"artifact {s.artifact_name}", "$", f"has no {RESULTS}"))
+    name = next((n for n in (RESULTS, OLD_RESULTS) if n in files), None)
+    if name is None:
+        raise InputError(Problem(f"artifact {s.artifact_name}", "$", f"has no {RESULTS} (nor {OLD_RESULTS})"))
     where = f"artifact {s.artifact_name} of run {run_id}: "
-    return {name: decode_text(where + name, files[name]) for name in (RESULTS, PULL) if name in files}
+    data = files.pop(name)
+    if not data.startswith(GZIP_MAGIC):
+        decode_text(where + name, data)  # not UTF-8: said of the artifact, not of our copy of it
+    path = s.results_dir / name
+    write_atomic(path, data)
+    return Downloaded(path, decode_text(where + PULL, files[PULL]) if PULL in files else None)
 
 
 def read_pull_file(text: str | None, where: str = PULL) -> PullFile | None:

@@ -13,7 +13,7 @@ from ..commands.run import RunSettings, run
 from ..core.shards import parse_shard
 from ..errors import UsageError
 from ..files.readers import check_arguments
-from ..files.results import read_results
+from ..files.results import ResultsFile
 from ..files.writing import write_atomic
 from ..github import GitHubClient, Repo, new_session
 from ..report.console import Style
@@ -78,7 +78,7 @@ def run_mode(s: ActionSettings, runner: Runner) -> int:
     if s.shard:  # one shard's verdict is not the PR's: the merge job publishes
         runner.set_output("results-path", str(results_path))
         return 0
-    return publish(s, runner, repo, read_results(results_path), choose_baseline(s, repo, target.pull), target, results_path)
+    return publish(s, runner, repo, ResultsFile(results_path).digest(), choose_baseline(s, repo, target.pull), target, results_path)
 
 
 def merge_mode(s: ActionSettings, runner: Runner) -> int:
@@ -90,7 +90,7 @@ def merge_mode(s: ActionSettings, runner: Runner) -> int:
     merge_shards(MergeSettings(results=tuple(shards), json=str(merged)))
     repo = github_repo(s)
     target = target_for_pull(s, repo)
-    return publish(s, runner, repo, read_results(merged), choose_baseline(s, repo, target.pull), target, merged)
+    return publish(s, runner, repo, ResultsFile(merged).digest(), choose_baseline(s, repo, target.pull), target, merged)
 
 
 def publish_mode(s: ActionSettings, runner: Runner) -> int:
@@ -102,9 +102,7 @@ def publish_mode(s: ActionSettings, runner: Runner) -> int:
         raise UsageError(f"mode publish runs on a workflow_run event, not {s.event_name or 'no event'!r} "
                          "($GITHUB_EVENT_NAME; see docs/workflows/fork-safe-publish.yml)")
     workflow_run = s.event.workflow_run
-    files = artifact.download_results(s, repo, workflow_run.id)
-    results_path = s.results_dir / artifact.RESULTS
-    write_atomic(results_path, files[artifact.RESULTS])
-    pull = artifact.pull_for_run(repo, files.get(artifact.PULL), workflow_run.head_sha)
+    downloaded = artifact.download_results(s, repo, workflow_run.id)
+    pull = artifact.pull_for_run(repo, downloaded.pull, workflow_run.head_sha)
     target = Target(pull, workflow_run.head_sha, True)
-    return publish(s, runner, repo, read_results(results_path), choose_baseline(s, repo, pull), target, results_path)
+    return publish(s, runner, repo, ResultsFile(downloaded.results).digest(), choose_baseline(s, repo, pull), target, downloaded.results)

@@ -10,14 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.baseline import load_baseline, parse_baseline
+from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
 from ..files.project import project_settings
 from ..files.readers import parse_json
-from ..files.writing import write_atomic
+from ..files.writing import write_atomic, write_pieces
 from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
-from ..report import comment_marker, comparison_json, render_comment, render_html, render_junit, render_summary
-from ..schema import Outcome, Results, Verdict
+from ..report import comment_marker, comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
+from ..schema import Outcome, Verdict
 from ..schema.baseline import Baseline
 from ..schema.labels import short_name
 from ..schema.settings import GateSettings
@@ -105,7 +106,7 @@ def line_of_case(path: Path, eval_id: str) -> int:
     return text.count("\n", 0, match.start()) + 1 if match else 1
 
 
-def failing_annotations(s: ActionSettings, comparison: Comparison, results: Results) -> list[Annotation]:
+def failing_annotations(s: ActionSettings, comparison: Comparison, results: ScoredResults) -> list[Annotation]:
     files = {(c.suite, c.eval_set_id, c.eval_id): c.eval_set_file for c in results.cases}
     notes = []
     for case in comparison.cases:
@@ -121,13 +122,13 @@ def failing_annotations(s: ActionSettings, comparison: Comparison, results: Resu
     return notes
 
 
-def write_reports(s: ActionSettings, comparison: Comparison, results: Results, comment: str) -> Path:
+def write_reports(s: ActionSettings, comparison: Comparison, results: ScoredResults, comment: str) -> Path:
     s.results_dir.mkdir(parents=True, exist_ok=True)
     write_atomic(s.results_dir / artifact.COMMENT, comment)
-    write_atomic(s.results_dir / artifact.COMPARISON, comparison_json(comparison))
-    write_atomic(s.results_dir / artifact.JUNIT, render_junit(results, comparison))
+    write_pieces(s.results_dir / artifact.COMPARISON, comparison_json_parts(comparison))
+    write_pieces(s.results_dir / artifact.JUNIT, junit_parts(results, comparison))
     report = s.results_dir / artifact.REPORT
-    write_atomic(report, render_html(comparison, results))
+    write_pieces(report, html_parts(comparison, results))  # every case, written as made
     return report
 
 
@@ -165,7 +166,7 @@ def emit_errors(runner: Runner, annotations: list[Annotation]) -> None:
             break
 
 
-def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Results, choice: BaselineChoice,
+def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: ScoredResults, choice: BaselineChoice,
             target: Target, results_path: Path) -> int:
     _, gate = project_choices(s)
     comparison = compare(results, choice.baseline, gate)

@@ -9,16 +9,20 @@ An ACTUAL file is one of:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, BinaryIO, Optional, Protocol, Union
 
 import pydantic
+from pydantic.alias_generators import to_camel
 
 from ..errors import InputError, Problem
-from ..files.eval_sets import eval_set_from_data, valid_eval_set_json
-from ..files.readers import parse_json, read_text
-from ..files.results import results_from_data
-from ..schema import EvalCase, EvalSet, Invocation, RunRecord
+from ..files.eval_sets import StreamedEvalSet, eval_set_from_data, eval_set_layout, valid_eval_set_json
+from ..files.json_stream import ArrayLayout, read_span
+from ..files.readers import open_regular, parse_json, read_text
+from ..files.results import ResultsFile, is_results_file, results_from_data
+from ..schema import CaseResult, EvalCase, EvalSet, Invocation, RunRecord
 from ..schema._base import AdkModel
 from ..schema.problems import problems_from
 from .traces.otlp import OtlpError
@@ -116,3 +120,143 @@ def _from_traces(name: str, text: str, cases: list[EvalCase]) -> RunsByCase:
 
 def _from_results(name: str, data: dict[str, Any]) -> RunsByCase:
     return {c.eval_id: list(c.runs) for c in results_from_data(name, data).cases}
+
+
+# ---------------------------------------------------------------- case by case
+
+
+class RecordedRuns(Protocol):
+    """One ACTUAL file's runs, asked for case by case in the eval set's order."""
+
+    name: str
+
+    def runs(self, eval_id: str) -> list[RunRecord] | None:
+        """The case's recorded runs; None when the file has none for it."""
+        ...
+
+    def unknown(self) -> list[str]:
+        """Once every case was asked for: the eval_ids recorded that no case asked for."""
+        ...
+
+
+@dataclass
+class InMemory:
+    """A file read whole (a trace export, ADK's evalset_result, a legacy list, an old results file)."""
+
+    name: str
+    by_case: RunsByCase
+    asked: set[str] = field(default_factory=set)
+
+    def runs(self, eval_id: str) -> list[RunRecord] | None:
+        self.asked.add(eval_id)
+        return self.by_case.get(eval_id)
+
+    def unknown(self) -> list[str]:
+        return sorted(set(self.by_case) - self.asked)
+
+
+class _EvalIdOnly(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="ignore", alias_generator=to_camel, populate_by_name=True)
+
+    eval_id: str
+
+
+class EvalSetShaped:
+    """An EvalSet-shaped file read case by case: in step with the eval set while the two keep
+    the same order; where they part, an index of where each eval_id lies is made once (a pass
+    that reads only the ids), and each case is read from there."""
+
+    def __init__(self, name: str, layout: ArrayLayout) -> None:
+        self.name = name
+        self._layout = layout
+        self._next = 0  # the element read in step
+        self._index: dict[str, int] | None = None
+        self._asked: set[str] = set()
+        self._file: BinaryIO | None = None
+
+    def __del__(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+    def runs(self, eval_id: str) -> list[RunRecord] | None:
+        self._asked.add(eval_id)
+        if self._index is None and self._next < len(self._layout):
+            case = self._read(self._next)
+            if case.eval_id == eval_id:
+                self._next += 1
+                return [RunRecord(invocations=case.conversation or [])]
+        if self._index is None:
+            self._index = self._ids()
+        at = self._index.get(eval_id)
+        return None if at is None else [RunRecord(invocations=self._read(at).conversation or [])]
+
+    def unknown(self) -> list[str]:
+        index = self._ids() if self._index is None and self._next < len(self._layout) else self._index or {}
+        return sorted(set(index) - self._asked)
+
+    def _span(self, i: int) -> bytes:
+        if self._file is None:
+            self._file = open_regular(self.name)  # held while the cases are asked for; closed with this reader
+        return read_span(self._file, self._layout.starts[i], self._layout.ends[i])
+
+    def _read(self, i: int) -> EvalCase:
+        case = StreamedEvalSet(self.name, "", self._layout).case_from(self._span(i), i)
+        if case.conversation is None:
+            raise InputError(Problem(self.name, f"$.eval_cases[{i}]", "an actual case must hold the agent's `conversation`"))
+        return case
+
+    def _ids(self) -> dict[str, int]:
+        ids: dict[str, int] = {}
+        with open_regular(self.name) as f:
+            for i, (start, end) in enumerate(zip(self._layout.starts, self._layout.ends)):
+                try:
+                    ids[_EvalIdOnly.model_validate_json(read_span(f, start, end)).eval_id] = i
+                except pydantic.ValidationError:
+                    self._read(i)  # says what is wrong with it
+        return ids
+
+
+class ResultsShaped:
+    """A results file of ours read case by case: each of a case's runs is a run here. In step
+    while the orders agree; else the file is read once for where its cases lie."""
+
+    def __init__(self, file: ResultsFile) -> None:
+        self.name = file.name
+        self._file = file
+        self._cases: Iterator[CaseResult] | None = iter(file)
+        self._waiting: CaseResult | None = None
+        self._keys: dict[str, str] | None = None  # eval_id -> the file's key
+        self._asked: set[str] = set()
+
+    def runs(self, eval_id: str) -> list[RunRecord] | None:
+        self._asked.add(eval_id)
+        if self._keys is None:
+            case = self._waiting or next(self._cases, None) if self._cases else None
+            self._waiting = None
+            if case is not None and case.eval_id == eval_id:
+                return list(case.runs)
+            self._waiting = case
+            self._keys = self._where()
+        key = self._keys.get(eval_id)
+        return None if key is None else list(self._file.fetch([key])[key].runs)
+
+    def unknown(self) -> list[str]:
+        if self._keys is None:
+            self._keys = self._where()
+        return sorted(set(self._keys) - self._asked)
+
+    def _where(self) -> dict[str, str]:
+        self._cases = None
+        return {d.eval_id: d.key for d in self._file.digests()}
+
+
+def open_actuals(path: str | Path, eval_set: Callable[[], list[EvalCase]]) -> RecordedRuns:
+    """An ACTUAL file to read case by case when its format allows (EvalSet-shaped, our results);
+    other formats are read whole (`eval_set` gives the cases a trace export is matched to)."""
+    name = Path(path).as_posix()
+    if is_results_file(path):
+        return ResultsShaped(ResultsFile(path))
+    found = eval_set_layout(path)
+    if found is not None and not (found[1].model_extra or {}).keys() & _OTHER_FORMATS_KEYS:
+        return EvalSetShaped(name, found[0])
+    return InMemory(name, load_actuals(path, eval_set()))

@@ -172,7 +172,7 @@ def run_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--config", help=f"the project file (default: the nearest {DEFAULT_PROJECT_FILE} here or above)")
     parser.add_argument("--suite", action="append", metavar="NAME", help="run only this suite (repeatable)")
-    parser.add_argument("--json", metavar="OUT", help=f"write the results file here ('-' for stdout; default: {DEFAULT_RESULTS} in the project's folder)")
+    parser.add_argument("--json", metavar="OUT", help=f"write the results file here ('-' for stdout; a name ending in .gz is gzip, ~10x smaller; default: {DEFAULT_RESULTS} in the project's folder)")
     parser.add_argument("--baseline", help="compare with this baseline (default: agenteval.yaml's `baseline`)")
     add_gate_flags(parser, only=("fail_on",), help_text="override agenteval.yaml's gate.fail_on")
     parser.add_argument("--no-gate", action="store_true", help="only write the results; compare later (the action compares with the base branch's baseline)")
@@ -218,7 +218,7 @@ def score_flags(parser: argparse.ArgumentParser) -> None:
              "trace export (each case's session: its session_input.session_id, else its eval_id); repeat for more runs",
     )
     parser.add_argument("--eval-config", help="criteria file (default: test_config.json beside the eval set, else ADK's defaults)")
-    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout)")
+    parser.add_argument("--json", metavar="OUT", help="write the results file here ('-' for stdout; a name ending in .gz is gzip, ~10x smaller)")
     parser.add_argument("--suite", default="default", help="suite name recorded in the results")
     parser.add_argument("--judge-cache-dir", help="where judge replies are cached (default: .agenteval/cache)")
     parser.add_argument("--no-judge-cache", action="store_true", help="neither read nor write the judge cache")
@@ -290,7 +290,7 @@ def report(args: argparse.Namespace) -> Done:
 
 def merge_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("results", nargs="+", metavar="RESULTS", help="results files, one per shard")
-    parser.add_argument("--json", metavar="OUT", required=True, help="write the merged results file here ('-' for stdout)")
+    parser.add_argument("--json", metavar="OUT", required=True, help="write the merged results file here ('-' for stdout; a name ending in .gz is gzip, ~10x smaller)")
 
 
 def merge(args: argparse.Namespace) -> Done:

@@ -7,7 +7,9 @@ import fnmatch
 import gc
 import logging
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -17,13 +19,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
 from ..agents.logs import DEFAULT_CONSOLE_LEVEL
+from ..core.digest import CaseDigest, ResultsDigest, ScoredCase, ScoredResults, digest
 from ..errors import Problem, UsageError
 from ..files.readers import printable, regular_or_kind
-from ..files.results import write_results
+from ..files.results import ResultsFile, results_file
 from ..report.console import PLAIN, Style
-from ..report.table import render_table
-from ..report.view import judged_blind_warnings
-from ..schema import Results
+from ..report.table import Table
+from ..report.view import JudgedBlind
+from ..schema import CaseResult, Results
 
 if TYPE_CHECKING:
     from ..core.gate import Comparison
@@ -130,27 +133,102 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def output_results(results: Results, output: Output, warnings: Iterable[Problem] = ()) -> None:
-    """The results file (it keeps the load warnings, already printed when found, and those
-    about the scores), then the table unless the results went to stdout."""
-    save_results(results, output, warnings)
-    print_table(results, output)
+class SavedResults:
+    """A command's results, written case by case as they are scored (`add`), then `close`d with
+    the fields known at the end. What stays in memory is each case's digest; the file is read
+    again for what needs whole cases (a report's diffs, the detailed table). No path: digests
+    only. Made by `saved_results`, which also cleans up."""
+
+    def __init__(self, path: str | None, spooled: bool = False) -> None:
+        self.path = path
+        self.spooled = spooled  # a temp file standing in for stdout
+        self._file = results_file(path) if path else None
+        self._writer = self._file.__enter__() if self._file else None
+        self.digests: list[CaseDigest] = []
+        self.blind = JudgedBlind()
+        self.closed = False
+
+    def add(self, case: CaseResult) -> None:
+        if self._writer is not None:
+            self._writer.add(case)
+        self.digests.append(digest(case))
+        self.blind.add(case)
+
+    def close(self, header: Results, load_warnings: Iterable[Problem | str] = ()) -> ResultsDigest:
+        """The file finished: the load warnings, and those about the scores (printed now)."""
+        about_scores = self.blind.warnings()
+        print_warnings(about_scores)
+        header = header.model_copy(update={"warnings": [*(str(w) for w in load_warnings), *header.warnings, *about_scores]})
+        if self._file is None or self._writer is None or self.path is None:
+            return ResultsDigest(header, self.digests, _nothing)
+        self._writer.finish(header)
+        self._file.__exit__(None, None, None)
+        self.closed = True
+        file = ResultsFile(self.path)
+        file.positions = self._writer.positions  # read again by where the writer put each case
+        return ResultsDigest(header, self.digests, file.fetch)
+
+    def whole(self) -> Iterable[CaseResult] | None:
+        """The whole cases, read from the file again (for `--detailed`)."""
+        return ResultsFile(self.path) if self.closed and self.path else None
 
 
-def save_results(results: Results, output: Output, warnings: Iterable[Problem] = ()) -> None:
-    about_scores = judged_blind_warnings(results)
+def _nothing(keys: Iterable[str]) -> dict[str, CaseResult]:
+    return {}
+
+
+@contextmanager
+def saved_results(path: str | None) -> Iterator[SavedResults]:
+    """Results written as they come. If the block fails, nothing is written (the temp file goes).
+    `-` goes to stdout through a temp file, copied out at the end, so it can be read again too."""
+    spool = None
+    if path == "-":
+        fd, spool = tempfile.mkstemp(prefix="agenteval-results-", suffix=".json")
+        os.close(fd)
+    saved = SavedResults(spool or path, spooled=spool is not None)
+    try:
+        yield saved
+    except BaseException as exc:
+        if saved._file is not None and not saved.closed:
+            saved._file.__exit__(type(exc), exc, exc.__traceback__)
+        raise
+    finally:
+        if spool is not None:
+            if saved.closed:
+                sys.stdout.flush()
+                with open(spool, "rb") as spooled:
+                    shutil.copyfileobj(spooled, sys.stdout.buffer)
+                sys.stdout.buffer.flush()
+            Path(spool).unlink(missing_ok=True)
+
+
+def save_results(results: Results, output: Output, warnings: Iterable[Problem | str] = ()) -> None:
+    """A results record already whole in memory (rejudge's stored cases): written as `run`
+    writes its own, with the load warnings and those about the scores (printed now)."""
+    blind = JudgedBlind()
+    for case in results.cases:
+        blind.add(case)
+    about_scores = blind.warnings()
     print_warnings(about_scores)
     if output.json:
-        write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *about_scores]}), output.json)
+        with results_file(output.json) as writer:
+            for case in results.cases:
+                writer.add(case)
+            writer.finish(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *results.warnings, *about_scores]}))
 
 
-def print_table(results: Results, output: Output, comparison: Comparison | None = None) -> None:
+def print_table(results: ScoredResults, output: Output, comparison: Comparison | None = None, whole: Iterable[CaseResult] | None = None) -> None:
     """The table, each case tagged with its outcome against the baseline when there is one;
-    not with `--quiet`, nor when stdout carries the results file."""
+    not with `--quiet`, nor when stdout carries the results file. `--detailed` reads `whole`
+    cases (the results file again), a case at a time."""
     if output.json == "-" or output.quiet:
         return
     outcomes = {c.key: c.outcome for c in comparison.cases} if comparison and comparison.has_baseline else None
-    print(render_table(results, detailed=output.detailed, style=output.style, outcomes=outcomes))
+    table = Table.for_results(results, output.style, output.detailed, outcomes)
+    cases: Iterable[ScoredCase] = whole if output.detailed and whole is not None else results.cases
+    for case in cases:
+        print("\n".join(table.lines(case)))
+    print("\n".join(table.footer(results)))
 
 
 def files_in(paths: Iterable[str], patterns: Iterable[str]) -> list[Path]:

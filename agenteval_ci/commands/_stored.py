@@ -14,7 +14,7 @@ from ..errors import InputError, Problem
 from ..files.baseline_outputs import outputs_path, read_outputs
 from ..files.project import Project, load_project
 from ..files.readers import read_json
-from ..files.results import results_from_data
+from ..files.results import ResultsFile, is_results_file, results_from_data
 from ..runner.rejudge import MetricsOf, metrics_by_eval_set
 from ..schema import CaseResult
 from ..schema.settings import JudgeSettings
@@ -28,8 +28,12 @@ class Stored:
 
 def load_stored(path: str) -> Stored:
     """The cases of a results file, or of a baseline (its recorded outputs: the runs and the eval
-    case each baseline case was accepted from)."""
+    case each baseline case was accepted from). Whole, in memory: rejudge and judge-agreement
+    score every stored case again and compare them (a results file is read case by case, plain
+    or gzip, but its cases are all kept)."""
     name = Path(path).as_posix()
+    if is_results_file(path):  # version 2's layout (a baseline never begins so)
+        return Stored(ResultsFile(path).read_all().cases, False)
     data = read_json(path)
     if isinstance(data, dict) and "provenance" in data and "cases" not in data:
         baseline = parse_baseline(name, data)
@@ -67,5 +71,5 @@ def current_criteria(config: str | Path, environ: Mapping[str, str], judge_model
     suites = [with_judge_model(s, judge_model) for s in project.suites]
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})
-    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
+    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
     return Criteria(metrics, judge, project, environ)

@@ -11,7 +11,7 @@ from ..errors import EXIT_PASSED
 from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
-from ..files.results import read_results
+from ..files.results import ResultsFile
 from ._common import Done, Verbosity, applies_verbosity, say
 
 
@@ -29,14 +29,15 @@ class AcceptSettings:
 
 @applies_verbosity
 def accept(settings: AcceptSettings) -> Done:
-    results = read_results(results_to_read(settings.results, settings.config))
+    file = ResultsFile(results_to_read(settings.results, settings.config))
+    results = file.digest()
     project = project_settings(settings.config)
     path = Path(settings.baseline) if settings.baseline else project.baseline
     cases, metrics = list(settings.cases) or None, list(settings.metrics) or None
     refuse_unsound(results, settings.allow_failed, cases)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
     baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit, figures=kept_figures(project.gate))
-    recorded = save_outputs(path, referenced_outputs(baseline), results)  # first: it is what the baseline points to
+    recorded = save_outputs(path, referenced_outputs(baseline), file)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
     say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.baseline import load_baseline
+from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
-from ..files.results import read_results
-from ..files.writing import write_atomic
-from ..report import comparison_json, render_comment
+from ..files.results import ResultsFile
+from ..files.writing import write_pieces
+from ..report import comparison_json_parts, render_comment
 from ..report.console import PLAIN, Style, render_budgets, render_changes
 from ..report.judge_notes import judge_notes
-from ..schema import Outcome, Results, Verdict
+from ..schema import Outcome, Verdict
 from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
 from ._common import Done, Verbosity, applies_verbosity
@@ -39,14 +41,14 @@ class Compared(Done):
     comparison: Comparison
 
 
-def _write(path: str, text: str) -> None:
+def _write(path: str, parts: Iterable[str]) -> None:
     if path == "-":
-        sys.stdout.write(text)
+        sys.stdout.writelines(parts)
     else:
-        write_atomic(path, text)
+        write_pieces(path, parts)
 
 
-def compare_and_report(results: Results, baseline_path: str | Path, settings: GateSettings, *, required: bool = False,
+def compare_and_report(results: ScoredResults, baseline_path: str | Path, settings: GateSettings, *, required: bool = False,
                        md_out: str | None = None, json_out: str | None = None) -> Comparison:
     """The comparison `agenteval run` and `compare` share; writes the requested reports."""
     baseline = load_baseline(baseline_path, required=required)
@@ -54,9 +56,9 @@ def compare_and_report(results: Results, baseline_path: str | Path, settings: Ga
         print(first_run_notice(baseline_path), file=sys.stderr)
     comparison = compare(results, baseline, settings)
     if md_out:
-        _write(md_out, render_comment(comparison, results, baseline_path=Path(baseline_path).as_posix()))
+        _write(md_out, [render_comment(comparison, results, baseline_path=Path(baseline_path).as_posix())])
     if json_out:
-        _write(json_out, comparison_json(comparison))
+        _write(json_out, comparison_json_parts(comparison))
     return comparison
 
 
@@ -88,7 +90,7 @@ def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leadin
 
 @applies_verbosity
 def compare_results(settings: CompareSettings) -> Compared:
-    results = read_results(results_to_read(settings.results, settings.config))
+    results = ResultsFile(results_to_read(settings.results, settings.config)).digest()
     project = project_settings(settings.config)
     target = project.baseline_target(settings.baseline)
     gate = resolve_gate(project.gate, settings.gate)

@@ -318,7 +318,7 @@ def judge_models(project: Project | None) -> dict[str, str]:
             for metric in (m for m in config.metrics if m.spec.judged):
                 options = getattr(metric.criterion, "judge_model_options", None)
                 found.setdefault(options.judge_model if options else ADK_DEFAULT_MODEL, f"{metric.name}, {where}")
-            if any(case.conversation_scenario for case in eval_set.cases):
+            if any(case.conversation_scenario for case in eval_set.cases()):
                 simulator = config.config.user_simulator_config
                 found.setdefault(simulator.model if simulator else ADK_DEFAULT_MODEL, f"the simulated user, {where}")
     return found

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core.shards import merge
+from ..core.digest import ResultsDigest
+from ..core.shards import plan_merge
 from ..errors import EXIT_PASSED
-from ..files.results import read_results, utc_timestamp, write_results
-from ..schema import Results
+from ..files.results import ResultsFile, results_file, utc_timestamp
 from ._common import Done, Verbosity, applies_verbosity
 
 
@@ -20,12 +20,18 @@ class MergeSettings:
 
 @dataclass(frozen=True)
 class Merged(Done):
-    results: Results
+    shards: list[ResultsDigest]
 
 
 @applies_verbosity
 def merge_shards(settings: MergeSettings) -> Merged:
-    named = [(path, read_results(path)) for path in settings.results]
-    merged = merge(named, utc_timestamp())
-    write_results(merged, settings.json)
-    return Merged(EXIT_PASSED, merged)
+    """Each shard is read for its cases' digests, then each case's line is copied as it is into
+    the merged file, in the merged order: memory holds digests, never the shards' cases."""
+    files = [ResultsFile(path) for path in settings.results]
+    digests = [f.digest() for f in files]
+    plan = plan_merge([(f.name, d) for f, d in zip(files, digests)], utc_timestamp())
+    with results_file(settings.json) as writer:
+        for shard, key in plan.order:
+            writer.add_json(files[shard].line(key))
+        writer.finish(plan.header)
+    return Merged(EXIT_PASSED, digests)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..core.baseline import load_baseline
+from ..core.digest import ResultsDigest, digest
 from ..core.results import with_judge_usage
 from ..core.settings import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED
@@ -63,13 +64,14 @@ def rejudge(settings: RejudgeSettings) -> Ran:
     if not settings.verbosity.quiet:  # routine: what it cost
         print(f"agenteval: judged {len(cases)} stored case(s) again: 0 agent calls, {results.stats.judge_calls} judge call(s), "
               f"{results.stats.judge_cache_hits} cache hit(s)", file=sys.stderr)
+    held = ResultsDigest(results.model_copy(update={"cases": []}), [digest(c) for c in results.cases], results.fetch)
     if not settings.compare:
         print_table(results, output)
-        return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, results)
+        return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, held)
     gate = resolve_gate(project.config.gate, settings.gate)
     comparison = compare_and_report(results, target.path, gate, required=target.required, md_out=settings.md)
     print_table(results, output, comparison)
     if output.json != "-" and settings.md != "-":
         print_verdict(comparison, output.style, f"baseline {target.path.as_posix()}: ", leading_blank=not output.quiet)
-    return Ran(comparison.exit_code, results, comparison)
+    return Ran(comparison.exit_code, held, comparison)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..core.baseline import load_baseline
@@ -11,9 +11,9 @@ from ..core.gate import compare
 from ..core.settings import resolve_gate
 from ..errors import EXIT_PASSED
 from ..files.project import project_settings
-from ..files.results import read_results
-from ..files.writing import write_atomic
-from ..report import comparison_json, render_comment, render_html, render_junit, render_summary
+from ..files.results import ResultsFile
+from ..files.writing import write_pieces
+from ..report import comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
 from ..schema.settings import GateSettings
 from ._common import Done, Verbosity, applies_verbosity
 
@@ -33,22 +33,28 @@ class ReportSettings:
 
 @applies_verbosity
 def report(settings: ReportSettings) -> Done:
-    results = read_results(settings.results)
+    results = ResultsFile(settings.results).digest()
     project = project_settings(settings.config)
     target = project.baseline_target(settings.baseline)
     gate = resolve_gate(project.gate, settings.gate)
     comparison = compare(results, load_baseline(target.path, required=target.required), gate)
     shown = target.path.as_posix()
-    renderers: dict[str, Callable[[], str]] = {
-        "md": lambda: render_comment(comparison, results, baseline_path=shown),
-        "summary": lambda: render_summary(comparison, results, baseline_path=shown),
-        "html": lambda: render_html(comparison, results),
-        "junit": lambda: render_junit(results, comparison),
-        "json": lambda: comparison_json(comparison),
+    renderers: dict[str, Callable[[], Iterable[str]]] = {
+        "md": lambda: [render_comment(comparison, results, baseline_path=shown)],
+        "summary": lambda: [render_summary(comparison, results, baseline_path=shown)],
+        "html": lambda: html_parts(comparison, results),  # every case: written as made, never held
+        "junit": lambda: junit_parts(results, comparison),
+        "json": lambda: comparison_json_parts(comparison),
     }
-    text = renderers[settings.format]()
-    if settings.output:
-        write_atomic(settings.output, text)
-    else:
-        sys.stdout.write(text)
+    write_text(settings.output, renderers[settings.format]())
     return Done(EXIT_PASSED)
+
+
+def write_text(path: str | None, parts: Iterable[str]) -> None:
+    """Text made in pieces, to a file (atomically) or to stdout."""
+    if not path:
+        for part in parts:
+            sys.stdout.write(part)
+        return
+    write_pieces(path, parts)
+

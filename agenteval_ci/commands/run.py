@@ -10,13 +10,14 @@ gated score not evaluated is no pass (AGENT_DIR may also be a Python callable, `
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.baseline import load_baseline
+from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
 from ..core.gate import Comparison, unevidenced
 from ..core.settings import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
@@ -24,13 +25,13 @@ from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.project import EvalSetToRun, Project, Suite, load_project, select_cases
-from ..runner.rejudge import metrics_by_eval_set, rejudge_baseline
+from ..runner.rejudge import metrics_by_eval_set, with_rejudged
 from ..runner.suites import NO_KEY_HINT, run_suites
 from ..schema import Results, ShardInfo, Status
 from ..schema.baseline import Baseline
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
-from ._common import Done, Output, Verbosity, applies_verbosity, output_results, print_table, print_warnings, save_results
+from ._common import Done, Output, SavedResults, Verbosity, applies_verbosity, print_table, print_warnings, saved_results
 from .compare import compare_and_report, print_verdict
 
 
@@ -56,7 +57,7 @@ class RunSettings:
 
 @dataclass(frozen=True)
 class Ran(Done):
-    results: Results
+    results: ResultsDigest  # the cases' digests; whole cases are in the results file
     comparison: Comparison | None = None
 
 
@@ -77,15 +78,15 @@ def run(settings: RunSettings) -> Ran:
     suites = chosen(project.suites, settings)
     gate = resolve_gate(project.config.gate, settings.gate)
     baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)
-    results = _run(suites, judge, settings, Path(project.path).parent, baseline, gate)
-    results = _rejudge_changed(results, suites, judge, project, settings)
     output = replace(settings.output, json=settings.output.json or str(default_results(project.path)))  # so `agenteval accept` finds it
-    save_results(results, output, project.warnings)
-    if not settings.compare or settings.new_baseline:
-        print_table(results, output)
-        explain_failed_runs(results)
-        return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, results)
-    return _gate(results, project, gate, replace(settings, output=output))
+    with saved_results(output.json) as saved:
+        results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate,
+                       finish=lambda header: _rejudge_changed(header, saved.digests, suites, judge, project, settings))
+        if not settings.compare or settings.new_baseline:
+            print_table(results, output, whole=saved.whole())
+            explain_failed_runs(results)
+            return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, results)
+        return _gate(results, saved, project, gate, replace(settings, output=output))
 
 
 def _run_adk_form(settings: RunSettings) -> Ran:
@@ -93,9 +94,10 @@ def _run_adk_form(settings: RunSettings) -> Ran:
         raise UsageError("give either an agenteval.yaml (--config/--suite) or adk eval's AGENT_DIR EVAL_SET..., not both")
     suite = adk_style_suite(settings.adk_args[0], list(settings.adk_args[1:]), settings.config_file_path)
     print_warnings(suite.warnings)
-    results = _run(chosen([suite], settings), None, settings, Path("."))
     output = replace(settings.output, json=settings.output.json or str(default_results()))
-    output_results(results, output, suite.warnings)
+    with saved_results(output.json) as saved:
+        results = _run(chosen([suite], settings), None, settings, Path("."), saved, suite.warnings)
+        print_table(results, output, whole=saved.whole())
     explain_failed_runs(results)
     print(adk_summary(results))
     every_case_passed = bool(results.cases) and all(c.status == Status.PASSED for c in results.cases)
@@ -117,21 +119,31 @@ def chosen(suites: list[Suite], settings: RunSettings) -> list[Suite]:
 
 
 def _run(
-    suites: list[Suite], judge: JudgeSettings | None, settings: RunSettings, project_dir: Path,
-    baseline: Baseline | None = None, gate: GateSettings | None = None,
-) -> Results:
-    """Run with the agent's own logging kept below our output; say where its quieter records went."""
+    suites: list[Suite], judge: JudgeSettings | None, settings: RunSettings, project_dir: Path, saved: SavedResults,
+    load_warnings: list[Problem], baseline: Baseline | None = None, gate: GateSettings | None = None,
+    finish: Callable[[Results], Results] | None = None,
+) -> ResultsDigest:
+    """Run with the agent's own logging kept below our output; say where its quieter records went.
+    Each case goes to the results file as it is scored; what comes back are their digests.
+    `finish`: what completes the fields written after the cases, once every case is scored."""
     quiet = settings.output.quiet
     logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
-    results = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
-                         environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline)
+    header = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
+                        environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline, emit=saved.add)
     notice = logs.notice()
     if notice and settings.verbosity.shows("WARNING"):
         print(notice, file=sys.stderr)
-    return results.model_copy(update={"case_filter": list(settings.cases)}) if settings.cases else results
+    # A big eval set is read as its cases run: the warnings its cases hold come only now.
+    found = list(dict.fromkeys(w for suite in suites for w in suite.warnings))
+    print_warnings(w for w in found if w not in load_warnings)
+    if settings.cases:
+        header = header.model_copy(update={"case_filter": list(settings.cases)})
+    if finish is not None:
+        header = finish(header)
+    return saved.close(header, found)
 
 
-def missing_evidence(results: Results) -> str:
+def missing_evidence(results: ScoredResults) -> str:
     """adk eval's form has no baseline, so a gated score that was not evaluated (the judge
     down, no judge key) is no pass, as on a first run; "" when every gated score is there."""
     missing = [f"{case.key} {why}" for case in results.cases if not case.run_errors for why in unevidenced(case, None)]
@@ -140,7 +152,7 @@ def missing_evidence(results: Results) -> str:
     return f"{len(missing)} gated score(s) not evaluated, and no evidence is not a pass (first: {missing[0]})"
 
 
-def explain_failed_runs(results: Results) -> None:
+def explain_failed_runs(results: ScoredResults) -> None:
     """One clear line for the failure that fails every case at once: no model key."""
     if any(NO_KEY_HINT in (run.error or "") for case in results.cases for run in case.runs):
         print(f"agenteval: error: {NO_KEY_HINT}", file=sys.stderr)
@@ -155,29 +167,31 @@ def _adaptive_baseline(suites: list[Suite], project: Project, settings: RunSetti
     return load_baseline(target.path, required=target.required)
 
 
-def _rejudge_changed(results: Results, suites: list[Suite], judge: JudgeSettings, project: Project, settings: RunSettings) -> Results:
+def _rejudge_changed(header: Results, cases: Sequence[CaseDigest], suites: list[Suite], judge: JudgeSettings, project: Project,
+                     settings: RunSettings) -> Results:
     """Where a metric's judge differs from the baseline's, the baseline's recorded outputs judged
-    again with this run's judge, into the results: compare, even a later publish step, then
-    compares like with like (docs/judge.md, "A changed judge"). Also under --no-gate."""
+    again with this run's judge, into the results (`header`: the fields written after the cases,
+    which are their digests here): compare, even a later publish step, then compares like with
+    like (docs/judge.md, "A changed judge"). Also under --no-gate."""
     target = project.settings.baseline_target(settings.baseline)
     try:
         baseline = load_baseline(target.path, required=target.required)
     except AgentevalError:  # the gate says what is wrong with it, after the results are saved
-        return results
-    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
-    return rejudge_baseline(results, baseline, target.path, metrics, judge, settings.environ)
+        return header
+    metrics = metrics_by_eval_set([(s.name, e.loaded.eval_set_id, e.config.metrics) for s in suites for e in s.eval_sets])
+    return with_rejudged(header, cases, baseline, target.path, metrics, judge, settings.environ)
 
 
-def _gate(results: Results, project: Project, gate: GateSettings, settings: RunSettings) -> Ran:
+def _gate(results: ResultsDigest, saved: SavedResults, project: Project, gate: GateSettings, settings: RunSettings) -> Ran:
     """Compare with the committed baseline (thresholds only when there is none yet)."""
     target = project.settings.baseline_target(settings.baseline)
     output = settings.output
     try:
         comparison = compare_and_report(results, target.path, gate, required=target.required, md_out=settings.md)
     except AgentevalError:  # a bad baseline: still show what ran before the error
-        print_table(results, output)
+        print_table(results, output, whole=saved.whole())
         raise
-    print_table(results, output, comparison)
+    print_table(results, output, comparison, whole=saved.whole())
     explain_failed_runs(results)
     if output.json != "-" and settings.md != "-":
         print_verdict(comparison, output.style, f"baseline {target.path.as_posix()}: ", leading_blank=not output.quiet)
@@ -226,7 +240,7 @@ def _selected(path: Path, ids: list[str], config: LoadedEvalConfig) -> EvalSetTo
     return EvalSetToRun(loaded, config, tuple(ids) if ids else None)
 
 
-def adk_summary(results: Results) -> str:
+def adk_summary(results: ScoredResults) -> str:
     """adk eval's closing summary: passed and failed (anything not PASSED) per eval set."""
     counts: dict[str, list[int]] = {}
     for case in results.cases:

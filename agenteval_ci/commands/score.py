@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..agents.recorded import RunsByCase, load_actuals
+from ..agents.recorded import RecordedRuns, open_actuals
+from ..core.digest import ScoredResults
 from ..core.metrics import ConfiguredMetric
 from ..core.prices import priced
 from ..core.results import with_judge_usage
-from ..core.scoring import CaseToScore, score_all
+from ..core.scoring import CaseToScore, score_each
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..files.discovery import adk_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config
-from ..files.eval_sets import load_eval_set
+from ..files.eval_sets import open_eval_set
 from ..files.results import new_results
-from ..schema import EvalCase, Results, RunRecord, RunStats
+from ..report.table import Table
+from ..schema import CaseResult, RunRecord, RunStats, ToolArgsCriterion
 from ..schema.settings import JudgeSettings
-from ._common import Done, Output, Verbosity, applies_verbosity, collector_paused, output_results, print_warnings
+from ._common import Done, Output, Verbosity, applies_verbosity, collector_paused, print_warnings, saved_results
 
 if TYPE_CHECKING:
     from ..judge import Judge
@@ -39,30 +40,7 @@ class ScoreSettings:
 
 @dataclass(frozen=True)
 class Scored(Done):
-    results: Results
-
-
-def collect_runs(cases: list[EvalCase], actual_files: Iterable[str]) -> dict[str, list[RunRecord]]:
-    """Each file is one run (or several, for a results file); every case must be in every file."""
-    case_ids = [c.eval_id for c in cases]
-    runs: dict[str, list[RunRecord]] = {eval_id: [] for eval_id in case_ids}
-    problems = []
-    for path in actual_files:
-        recorded: RunsByCase = load_actuals(path, cases)
-        name = Path(path).as_posix()
-        unknown = sorted(set(recorded) - set(runs))
-        missing = [eval_id for eval_id in case_ids if eval_id not in recorded]
-        if unknown:
-            problems.append(Problem(name, "$", f"eval_id(s) not in the eval set: {', '.join(unknown)}"))
-        if missing:
-            problems.append(Problem(name, "$", f"no recorded output for eval_id(s): {', '.join(missing)}"))
-        for eval_id in case_ids:
-            for record in recorded.get(eval_id, []):
-                index = len(runs[eval_id])
-                runs[eval_id].append(record if record.index == index else record.model_copy(update={"index": index}))
-    if problems:
-        raise InputError(problems)
-    return runs
+    results: ScoredResults  # the cases' digests; whole cases are in the results file
 
 
 def _judge_for(metrics: list[ConfiguredMetric], settings: ScoreSettings) -> Judge | None:
@@ -81,23 +59,79 @@ def score(settings: ScoreSettings) -> Scored:
 
 
 def _score(settings: ScoreSettings) -> Scored:
-    loaded = load_eval_set(settings.eval_set)
+    """Case by case: each eval case is read, matched with its recorded runs, scored, written to
+    the results file and printed, then let go; memory holds the cases' digests, not the cases."""
+    eval_set = open_eval_set(settings.eval_set)
     config = load_eval_config(adk_eval_config([settings.eval_set], settings.eval_config))
-    print_warnings([*loaded.warnings, *config.warnings])
-    cases = loaded.eval_set.eval_cases
-    rule_problems = config_rule_problems(config, cases)
-    if rule_problems:
-        raise InputError(rule_problems)
-    runs = {eval_id: [priced(run, settings.judge.prices) for run in records] for eval_id, records in collect_runs(cases, settings.actual).items()}
-    items = [
-        CaseToScore(case, runs[case.eval_id], config.metrics, loaded.eval_set.eval_set_id, loaded.path, settings.suite)
-        for case in cases
-    ]
+    print_warnings([*eval_set.warnings, *config.warnings])
+    shown = len(eval_set.warnings)  # a streamed eval set finds its cases' warnings as it reads them
+    if any(isinstance(m.criterion, ToolArgsCriterion) and m.criterion.tool_args for m in config.metrics):
+        rule_problems = config_rule_problems(config, eval_set.cases())  # a pass of its own, before any scoring
+        if rule_problems:
+            raise InputError(rule_problems)
+    actuals = [open_actuals(path, lambda: list(eval_set.cases())) for path in settings.actual]
     judge = _judge_for(config.metrics, settings)
-    scored = score_all(items, judge)
-    stats = RunStats()
-    if judge is not None:
-        stats = with_judge_usage(stats, judge.usage())
-    results = new_results(scored, num_runs=max(len(r) for r in runs.values()) if runs else 0, stats=stats)
-    output_results(results, settings.output, [*loaded.warnings, *config.warnings])
+    recorded = Recorded(actuals)
+    table = Table(settings.output.style, settings.output.detailed) if _shows_table(settings.output) else None
+    items = (
+        CaseToScore(case, [priced(run, settings.judge.prices) for run in runs], config.metrics, eval_set.eval_set_id, eval_set.path, settings.suite)
+        for case in eval_set.cases()
+        if (runs := recorded.runs(case.eval_id)) is not None
+    )
+    with saved_results(settings.output.json) as saved:
+
+        def emit(case: CaseResult) -> None:
+            saved.add(case)
+            if table is not None:  # printed as it is scored: the whole cases are at hand now
+                print("\n".join(table.lines(case)))
+
+        score_each(items, judge, emit)
+        recorded.check()
+        print_warnings(eval_set.warnings[shown:])
+        stats = with_judge_usage(RunStats(), judge.usage()) if judge is not None else RunStats()
+        header = new_results([], num_runs=recorded.most_runs, stats=stats, suites=[settings.suite] if saved.digests else None)
+        results = saved.close(header, [*eval_set.warnings, *config.warnings])
+    if table is not None:
+        print("\n".join(table.footer(results)))
     return Scored(EXIT_PASSED if results.passed else EXIT_FAILED, results)
+
+
+def _shows_table(output: Output) -> bool:
+    return output.json != "-" and not output.quiet
+
+
+class Recorded:
+    """The runs of every ACTUAL file, asked for a case at a time: each file is one run (or
+    several, for a results file); every case must be in every file, which `check` says once the
+    cases have all been asked for (nothing is written then: the results file is never renamed)."""
+
+    def __init__(self, files: list[RecordedRuns]) -> None:
+        self.files = files
+        self.missing: dict[str, list[str]] = {f.name: [] for f in files}
+        self.most_runs = 0
+
+    def runs(self, eval_id: str) -> list[RunRecord] | None:
+        runs: list[RunRecord] = []
+        for file in self.files:
+            recorded = file.runs(eval_id)
+            if recorded is None:
+                self.missing[file.name].append(eval_id)
+                continue
+            for record in recorded:
+                index = len(runs)
+                runs.append(record if record.index == index else record.model_copy(update={"index": index}))
+        if any(self.missing.values()):
+            return None  # nothing more is scored: the error comes at the end
+        self.most_runs = max(self.most_runs, len(runs))
+        return runs
+
+    def check(self) -> None:
+        problems = []
+        for file in self.files:
+            unknown = file.unknown()
+            if unknown:
+                problems.append(Problem(file.name, "$", f"eval_id(s) not in the eval set: {', '.join(unknown)}"))
+            if self.missing[file.name]:
+                problems.append(Problem(file.name, "$", f"no recorded output for eval_id(s): {', '.join(self.missing[file.name])}"))
+        if problems:
+            raise InputError(problems)

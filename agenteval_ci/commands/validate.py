@@ -62,12 +62,14 @@ def _check_project(path: Path, environ: Mapping[str, str]) -> str:
     from ..files.project import load_project
 
     project = load_project(path)
-    print_warnings(project.warnings)
+    eval_sets = [s for suite in project.suites for s in suite.eval_sets]
+    cases = sum(1 for s in eval_sets for _ in s.cases())  # every case read and checked, its warnings found
+    print_warnings(dict.fromkeys(w for suite in project.suites for w in suite.warnings))
     problems = []
     for i, suite in enumerate(project.suites):
         at = f"$.suites[{i}].agent"
         if not isinstance(suite.agent, str):
-            suite_cases = [case for eval_set in suite.eval_sets for case in eval_set.cases]
+            suite_cases = [case for eval_set in suite.eval_sets for case in eval_set.cases()]
             found, warnings = remote_agent_problems(suite.agent, suite.base_dir, suite_cases, environ)
             problems += [Problem(project.path, at, problem) for problem in found]
             print_warnings(Problem(project.path, at, warning) for warning in warnings)
@@ -80,8 +82,6 @@ def _check_project(path: Path, environ: Mapping[str, str]) -> str:
             problems.append(Problem(project.path, at, problem))
     if problems:
         raise InputError(problems)
-    eval_sets = [s for suite in project.suites for s in suite.eval_sets]
-    cases = sum(len(s.cases) for s in eval_sets)
     return f"project, {len(project.suites)} suite(s), {len(eval_sets)} eval set file(s), {cases} case(s)"
 
 

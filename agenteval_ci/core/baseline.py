@@ -10,23 +10,24 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..errors import UsageError
-from ..files.readers import read_json
-from ..files.results import parse_versioned
-from ..files.writing import write_atomic
-from ..schema import CaseResult, MetricResult, Results, Status
+from ..files.readers import read_text
+from ..files.results import parse_versioned, parse_versioned_text
+from ..files.writing import write_pieces
+from ..schema import Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
 from ..schema.judge import JudgeFingerprint
 from .budgets import case_figures
+from .digest import CaseDigest, ScoredCase, ScoredMetric, ScoredResults, case_outputs, digest, metric_digest
 from .judge_fingerprint import judge_id
 from .metrics.base import adk_mean, status_for, unscored_evidence
-from .recorded_outputs import outputs_digest
 from .recorded_outputs import planned_runs as planned_runs  # its home: the recorded runs are the planned ones
 from .scoring import case_status
 from .selection import case_names
@@ -44,7 +45,7 @@ def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | Non
             raise UsageError(f"baseline {name}: file not found (it was named explicitly; drop --baseline or "
                              "agenteval.yaml's `baseline:` to run without one)")
         return None
-    return parse_baseline(name, read_json(path))
+    return parse_versioned_text(name, read_text(path), Baseline, BASELINE_VERSION, "baseline")
 
 
 def parse_baseline(name: str, data: Any) -> Baseline:
@@ -54,15 +55,42 @@ def parse_baseline(name: str, data: Any) -> Baseline:
 
 def dump_baseline(baseline: Baseline) -> str:
     """Always in this version's format (a version-1 file read in has had its counts moved to histories)."""
-    data = baseline.model_copy(update={"schema_version": BASELINE_VERSION}).model_dump(mode="json", exclude_none=True)
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return "".join(baseline_json_parts(baseline))
 
 
 def write_baseline(path: str | Path, baseline: Baseline) -> None:
-    write_atomic(path, dump_baseline(baseline))
+    write_pieces(path, baseline_json_parts(baseline))
 
 
-def rubric_pass_rates(metric: MetricResult) -> dict[str, float]:
+def baseline_json_parts(baseline: Baseline) -> Iterator[str]:
+    """The file's text a case at a time: `json.dumps(..., indent=2, sort_keys=True)` of the
+    whole, byte for byte, without the whole as one tree of dicts or one string (100,000 cases)."""
+    head = baseline.model_copy(update={"schema_version": BASELINE_VERSION, "suites": {}}).model_dump(mode="json", exclude_none=True)
+    before, after = json.dumps(head, indent=2, sort_keys=True, ensure_ascii=False).split(_SUITES_AT)
+    yield before + _SUITES_AT[:-2]
+    yield from _sorted_object(baseline.suites, level=1)
+    yield after + "\n"
+
+
+_SUITES_AT = '\n  "suites": {}'  # where the top level's suites go
+
+
+def _sorted_object(value: Mapping[str, Any], level: int) -> Iterator[str]:
+    """Nested dicts down to BaselineCases, as json.dumps(indent=2, sort_keys=True) writes them at nesting `level`."""
+    if not value:
+        yield "{}"
+        return
+    indent = "\n" + "  " * (level + 1)
+    for i, (key, item) in enumerate(sorted(value.items())):
+        yield ("{" if i == 0 else ",") + indent + json.dumps(key, ensure_ascii=False) + ": "
+        if isinstance(item, BaselineCase):
+            yield json.dumps(item.model_dump(mode="json", exclude_none=True), indent=2, sort_keys=True, ensure_ascii=False).replace("\n", indent)
+        else:
+            yield from _sorted_object(item, level + 1)
+    yield "\n" + "  " * level + "}"
+
+
+def rubric_pass_rates(metric: ScoredMetric) -> dict[str, float]:
     """Each rubric's mean verdict over the runs (1.0 yes, 0.0 no; unevaluated left out)."""
     scores: dict[str, list[float]] = {}
     for run in metric.runs:
@@ -72,29 +100,31 @@ def rubric_pass_rates(metric: MetricResult) -> dict[str, float]:
     return {rubric: adk_mean(values) for rubric, values in sorted(scores.items())}
 
 
-def _planned_metric(metric: MetricResult, planned: int) -> MetricResult:
+def _planned_metric(metric: ScoredMetric, planned: int) -> ScoredMetric:
     """The metric over its planned runs only, aggregated as ADK aggregates (mean, then threshold)."""
     if planned >= len(metric.runs):
         return metric
-    runs = metric.runs[:planned]
+    view = metric_digest(metric)
+    runs = view.runs[:planned]
     scores = [r.score for r in runs if r.score is not None]
     score = adk_mean(scores) if scores else None
     status = status_for(score, metric.threshold) if metric.threshold is not None else metric.status
-    return metric.model_copy(update={"runs": runs, "score": score, "status": status})
+    return replace(view, runs=runs, score=score, status=status)
 
 
-def planned_view(case: CaseResult) -> CaseResult:
+def planned_view(case: ScoredCase) -> ScoredCase | CaseDigest:
     """The case as its planned runs alone show it: an estimate the re-runs did not bias (a re-run
     case stops once it passes, so all its runs together overstate its pass rate)."""
     planned = planned_runs(case)
     if planned >= len(case.runs):
         return case
-    metrics = {name: _planned_metric(m, planned) for name, m in case.metrics.items()}
-    status, reason = case_status(metrics, case.runs[:planned])
-    return case.model_copy(update={"metrics": metrics, "runs": case.runs[:planned], "status": status, "reason": reason})
+    view = digest(case)
+    metrics = {name: metric_digest(_planned_metric(m, planned)) for name, m in view.metrics.items()}
+    status, reason = case_status(metrics, view.runs[:planned])
+    return replace(view, metrics=metrics, runs=view.runs[:planned], status=status, reason=reason)
 
 
-def _batch(metric: MetricResult, planned: int) -> RunBatch:
+def _batch(metric: ScoredMetric, planned: int) -> RunBatch:
     statuses = [run.status for run in metric.runs]
     return RunBatch(outcomes(statuses[:planned]), outcomes(statuses[planned:]))
 
@@ -131,7 +161,7 @@ def _history(old: BaselineMetric | None, batch: RunBatch, accepted_from: str) ->
     return " ".join(map(str, kept))
 
 
-def baseline_metric(metric: MetricResult, planned: int, old: BaselineMetric | None = None, accepted_from: str = "") -> BaselineMetric:
+def baseline_metric(metric: ScoredMetric, planned: int, old: BaselineMetric | None = None, accepted_from: str = "") -> BaselineMetric:
     """`old`: the same metric of the same test in the previous baseline, whose history goes on."""
     view = _planned_metric(metric, planned)
     return BaselineMetric(
@@ -162,13 +192,18 @@ def thin_history_note(baseline: Baseline) -> str:
             "`agenteval run --new-baseline` runs every case 5 times for a first baseline (docs/baseline.md)")
 
 
-def results_id(results: Results) -> str:
-    """Which results a batch came from (a hash of the whole file): accepting the same results
-    again replaces the batch rather than counting its runs twice."""
-    return hashlib.sha256(results.model_dump_json().encode()).hexdigest()[:16]
+def results_id(results: ScoredResults) -> str:
+    """Which results a batch came from: accepting the same results again replaces the batch
+    rather than counting its runs twice. A hash of when and where they were made and of every
+    case's digest (its statuses and scores per run), so a file read case by case and the same
+    results in memory hash alike without the whole file in memory."""
+    found = hashlib.sha256(repr((results.created_at, results.commit, results.num_runs, results.shard, results.suites)).encode())
+    for case in results.cases:
+        found.update(repr(digest(case)).encode())
+    return found.hexdigest()[:16]
 
 
-def baseline_case(case: CaseResult, old: BaselineCase | None = None, accepted_from: str = "", figures: Sequence[str] = ()) -> BaselineCase:
+def baseline_case(case: ScoredCase, old: BaselineCase | None = None, accepted_from: str = "", figures: Sequence[str] = ()) -> BaselineCase:
     """Gated metrics, and the `figures` the project budgets (each planned run's): other
     informational figures (latency, tokens) change on every run and would turn each accept into
     a noisy diff of a file people review. `old`: the case in the previous baseline; each metric
@@ -184,21 +219,21 @@ def baseline_case(case: CaseResult, old: BaselineCase | None = None, accepted_fr
             if m.status != Status.INFORMATIONAL
         },
         figures=case_figures(case, figures, planned),
-        outputs=outputs_digest(case),  # the planned runs', as the scores
+        outputs=case_outputs(case),  # the planned runs', as the scores
     )
 
 
-def _same_metric(old: BaselineCase | None, name: str, metric: MetricResult) -> BaselineMetric | None:
+def _same_metric(old: BaselineCase | None, name: str, metric: ScoredMetric) -> BaselineMetric | None:
     previous = old.metrics.get(name) if old else None
     return previous if previous is not None and previous.config_fingerprint == metric.config_fingerprint else None
 
 
-def case_matches(case: CaseResult, wanted: str) -> bool:
+def case_matches(case: ScoredCase, wanted: str) -> bool:
     """`--case` accepts the eval id, `eval_set_id/eval_id` or `suite/eval_set_id/eval_id`."""
     return wanted in case_names(case.suite, case.eval_set_id, case.eval_id)
 
 
-def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] | None, accepted_from: str, figures: Sequence[str]) -> BaselineCase:
+def _merge_case(old: BaselineCase | None, case: ScoredCase, metrics: list[str] | None, accepted_from: str, figures: Sequence[str]) -> BaselineCase:
     """Only the named metrics change (the budgeted figures stay as they were); a changed test
     (fingerprint) replaces the whole case, because the other metrics' old scores no longer
     describe it."""
@@ -211,7 +246,7 @@ def _merge_case(old: BaselineCase | None, case: CaseResult, metrics: list[str] |
     return old.model_copy(update={"metrics": dict(sorted(merged.items()))})
 
 
-def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]:
+def unsound_cases(results: ScoredResults, cases: list[str] | None = None) -> list[str]:
     """What a baseline should not be made of: cases whose runs failed, and gated metrics
     that were not evaluated (a metric that does not apply to the case aside)."""
     found = []
@@ -227,7 +262,7 @@ def unsound_cases(results: Results, cases: list[str] | None = None) -> list[str]
     return found
 
 
-def refuse_unsound(results: Results, allow: bool, cases: list[str] | None = None, flag: str = "--allow-failed") -> None:
+def refuse_unsound(results: ScoredResults, allow: bool, cases: list[str] | None = None, flag: str = "--allow-failed") -> None:
     found = unsound_cases(results, cases)
     if found and not allow:
         shown = "\n".join(f"  {line}" for line in found[:10]) + (f"\n  ...{len(found) - 10} more" if len(found) > 10 else "")
@@ -235,7 +270,7 @@ def refuse_unsound(results: Results, allow: bool, cases: list[str] | None = None
                          f"(a baseline of them would hide a broken agent); fix them, or pass {flag}:\n{shown}")
 
 
-def _check_filters(results: Results, cases: list[str] | None, metrics: list[str] | None) -> None:
+def _check_filters(results: ScoredResults, cases: list[str] | None, metrics: list[str] | None) -> None:
     unknown_cases = [w for w in cases or [] if not any(case_matches(c, w) for c in results.cases)]
     known_metrics = {name for c in results.cases for name in c.metrics}
     unknown_metrics = [m for m in metrics or [] if m not in known_metrics]
@@ -246,7 +281,7 @@ def _check_filters(results: Results, cases: list[str] | None, metrics: list[str]
 
 
 def baseline_from_results(
-    results: Results,
+    results: ScoredResults,
     previous: Baseline | None = None,
     cases: list[str] | None = None,
     metrics: list[str] | None = None,
@@ -261,7 +296,9 @@ def baseline_from_results(
     planned run."""
     _check_filters(results, cases, metrics)
     partial = bool(cases or metrics or results.case_filter or results.shard)  # these files hold only some cases
-    suites = {} if previous is None else previous.model_copy(deep=True).suites
+    # The dicts are copied, not the cases: a case is replaced, never changed (a deep copy of a
+    # 100,000-case baseline would double its memory).
+    suites = {} if previous is None else {s: {e: dict(cases) for e, cases in sets.items()} for s, sets in previous.suites.items()}
     if not partial:
         for suite in {c.suite for c in results.cases} | set(results.suites):
             suites.pop(suite, None)
@@ -281,11 +318,13 @@ def baseline_from_results(
     return Baseline(provenance=provenance, suites=suites, judges=_judges(results, previous, suites))
 
 
-def _judges(results: Results, previous: Baseline | None, suites: dict[str, dict[str, dict[str, BaselineCase]]]) -> dict[str, JudgeFingerprint]:
+def _judges(results: ScoredResults, previous: Baseline | None, suites: dict[str, dict[str, dict[str, BaselineCase]]]) -> dict[str, JudgeFingerprint]:
     """The fingerprints the baseline's metrics name: the accepted results', and the previous
     baseline's for the metrics kept from it."""
     known = dict(previous.judges) if previous else {}
-    known.update({judge_id(m.judge): m.judge for c in results.cases for m in c.metrics.values() if m.judge})
+    # a digest holds each judge once: hash each one once, not once per score
+    judges = {id(m.judge): m.judge for c in results.cases for m in c.metrics.values() if m.judge}
+    known.update({judge_id(j): j for j in judges.values()})
     named = {m.judge for sets in suites.values() for cases in sets.values() for case in cases.values() for m in case.metrics.values() if m.judge}
     return {key: known[key] for key in sorted(named) if key in known}
 

@@ -25,11 +25,15 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TYPE_CHECKING, Protocol, cast
 
-from ..schema import CaseResult, Invocation, Results, RunRecord
+from ..schema import Invocation, RunRecord
 from ..schema.baseline import Baseline, BaselineCase
 from ..schema.settings import GateSettings, percent
 from .metrics.efficiency import duration_breakdown, inference_call_count, token_breakdown
+
+if TYPE_CHECKING:  # digest.py computes each run's figures with run_figure
+    from .digest import AgentRun, ScoredCase, ScoredResults
 
 CASES_SHOWN = 10  # per-case deltas kept per budget, the largest rises first
 SAME = 1e-9  # relative: figures closer than this are the same figure (floats written and read back)
@@ -73,11 +77,21 @@ FIGURES: dict[str, Figure] = {
     "invocation_duration_v1": Figure("seconds per turn", _per_turn(lambda i: duration_breakdown(i).total_seconds), 2),
     "cost_usd": Figure("USD per run", None, 6),  # the whole conversation: what a run of the case costs
 }
+FIGURE_KEYS = tuple(FIGURES)  # the order a run's digest keeps its figures in
 
 
-def run_figure(run: RunRecord, key: str) -> float | None:
+class FiguredRun(Protocol):
+    """A run's digest (core/digest.py): its figures computed from its turns when it was made."""
+
+    def figure(self, key: str) -> float | None: ...
+
+
+def run_figure(run: AgentRun, key: str) -> float | None:
     """One run's figure; None for a failed run (its failure fails the gate on its own), a run
-    with no turns, or a figure the run did not report (a model call's usage, a price)."""
+    with no turns, or a figure the run did not report (a model call's usage, a price). A run's
+    digest answers with the figure computed when it was made (by this function, of the whole run)."""
+    if not isinstance(run, RunRecord):
+        return cast(FiguredRun, run).figure(key)
     if run.error or not run.invocations:
         return None
     if key == "cost_usd":
@@ -97,7 +111,7 @@ def rounded(value: float | None) -> float | None:
     return None if value is None else float(f"{value:.6g}")
 
 
-def case_figures(case: CaseResult, keys: Iterable[str], runs: int | None = None) -> dict[str, list[float | None]]:
+def case_figures(case: ScoredCase, keys: Iterable[str], runs: int | None = None) -> dict[str, list[float | None]]:
     """The figures of a case's first `runs` runs (all by default), for a baseline."""
     chosen = case.runs if runs is None else case.runs[:runs]
     found = {key: [rounded(run_figure(r, key)) for r in chosen] for key in keys}
@@ -193,7 +207,7 @@ class BudgetSummary:
         return FIGURES[self.key].what
 
 
-def _candidate_mean(case: CaseResult, key: str) -> tuple[float | None, int]:
+def _candidate_mean(case: ScoredCase, key: str) -> tuple[float | None, int]:
     values = [v for v in (run_figure(r, key) for r in case.runs) if v is not None]
     return (sum(values) / len(values) if values else None), len(values)
 
@@ -218,7 +232,7 @@ class _Pair:
         return len(self.before) > 1 or len(self.now) > 1
 
 
-def _pairs(results: Results, baseline: Baseline, suite: str, key: str) -> tuple[list[_Pair], list[str]]:
+def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> tuple[list[_Pair], list[str]]:
     pairs, lost = [], []
     for case in results.cases:
         if case.suite != suite:
@@ -237,11 +251,11 @@ def _pairs(results: Results, baseline: Baseline, suite: str, key: str) -> tuple[
     return pairs, lost
 
 
-def _same_test(old: BaselineCase | None, case: CaseResult) -> bool:
+def _same_test(old: BaselineCase | None, case: ScoredCase) -> bool:
     return old is not None and old.fingerprint == case.fingerprint
 
 
-def _missing(case: CaseResult, key: str) -> str:
+def _missing(case: ScoredCase, key: str) -> str:
     if key == "cost_usd":
         unpriced = sorted({m for r in case.runs for m in r.unpriced_models or []})
         if unpriced:
@@ -341,12 +355,12 @@ def _pct(value: float | None) -> str:
     return "+inf%" if math.isinf(value) else f"{value:+.1%}"
 
 
-def look_of(results: Results) -> int:
+def look_of(results: ScoredResults) -> int:
     """Which look at the budgets this is: 1 for fixed runs, the round for num_runs: auto."""
     return max(1, results.adaptive.rounds) if results.adaptive is not None else 1
 
 
-def compare_budgets(results: Results, baseline: Baseline | None, settings: GateSettings, *, last_look: bool = True) -> tuple[BudgetSummary, ...]:
+def compare_budgets(results: ScoredResults, baseline: Baseline | None, settings: GateSettings, *, last_look: bool = True) -> tuple[BudgetSummary, ...]:
     """Every budget of every suite in the results, against the baseline (none without one)."""
     if baseline is None:
         return ()
@@ -412,7 +426,7 @@ class BudgetRerun:
     priority: float
 
 
-def budget_reruns(results: Results, baseline: Baseline | None, settings: GateSettings) -> tuple[list[BudgetRerun], str]:
+def budget_reruns(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[list[BudgetRerun], str]:
     """After a round: the cases to run again because a budget looks breached but is not beyond
     noise yet (every paired case of the suite, those whose figures move the increase most first),
     and, when a budget is already breached, why no round can undo that."""
@@ -448,7 +462,7 @@ class SuiteCost:
     change: float | None = None  # paired / baseline - 1
 
 
-def suite_costs(results: Results, baseline: Baseline | None) -> tuple[SuiteCost, ...]:
+def suite_costs(results: ScoredResults, baseline: Baseline | None) -> tuple[SuiteCost, ...]:
     """Per suite whose agent reported its model usage (a Python agent may report none)."""
     found = []
     for suite in sorted({c.suite for c in results.cases}):

@@ -16,12 +16,13 @@ import math
 import random
 from dataclasses import dataclass, field, replace
 
-from ..schema import CaseResult, MetricResult, Results, Status
+from ..schema import Status
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings
 from .baseline import rubric_pass_rates
 from .budgets import BudgetSummary, SuiteCost, budget_reasons, compare_budgets, over_budget_cases, suite_costs
+from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
 from .selection import selected
@@ -67,7 +68,7 @@ class MetricSummary:
     settle: str = ""  # ... what would settle the most doubtful case
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per gated metric of every case: small
 class CaseMetric:
     name: str
     baseline: float | None
@@ -80,7 +81,7 @@ class CaseMetric:
     counted: bool = False  # this metric made the case a regression
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per case: small
 class CaseOutcome:
     suite: str
     eval_set_id: str
@@ -207,15 +208,15 @@ class Pair:
         return self.baseline_fails == 0 and self.baseline_passes > 0 and self.candidate_passes == 0 and self.candidate_fails > 0
 
 
-def case_key(case: CaseResult) -> str:
+def case_key(case: ScoredCase) -> str:
     return case.key
 
 
-def _gated(metric: MetricResult | BaselineMetric) -> bool:
+def _gated(metric: ScoredMetric | BaselineMetric) -> bool:
     return metric.threshold is not None and metric.status != Status.INFORMATIONAL
 
 
-def _pair(key: str, old: BaselineMetric, new: MetricResult) -> Pair | None:
+def _pair(key: str, old: BaselineMetric, new: ScoredMetric) -> Pair | None:
     old_scores = [s for s in old.runs if s is not None]
     new_scores = [r.score for r in new.runs if r.score is not None]
     if old.score is None or new.score is None:
@@ -237,12 +238,12 @@ def _pair(key: str, old: BaselineMetric, new: MetricResult) -> Pair | None:
     )
 
 
-def comparable(old: BaselineCase, case: CaseResult, name: str) -> bool:
+def comparable(old: BaselineCase, case: ScoredCase, name: str) -> bool:
     previous = old.metrics.get(name)
     return previous is not None and old.fingerprint == case.fingerprint and previous.config_fingerprint == case.metrics[name].config_fingerprint
 
 
-def metric_pairs(results: Results, baseline: Baseline) -> dict[str, list[Pair]]:
+def metric_pairs(results: ScoredResults, baseline: Baseline) -> dict[str, list[Pair]]:
     pairs: dict[str, list[Pair]] = {}
     for case in results.cases:
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
@@ -367,7 +368,7 @@ def _hard_breaks(pairs: dict[str, list[Pair]], alpha: float) -> dict[str, set[st
     return out
 
 
-def _rubric_summaries(name: str, results: Results, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
+def _rubric_summaries(name: str, results: ScoredResults, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
     """Each rubric's pass rate, baseline vs PR, over the same cases: the comparable ones where
     the rubric was judged on both sides (every judged case when there is no baseline)."""
     old_rates: dict[str, list[float]] = {}
@@ -421,11 +422,11 @@ def noisy(pairs: list[Pair], baseline: Baseline | None, name: str) -> bool:
     return baseline is not None and any(all(m.history_counts()) for m in _baseline_metrics(baseline, name))
 
 
-def _metric_names(results: Results) -> list[str]:
+def _metric_names(results: ScoredResults) -> list[str]:
     return sorted({name for c in results.cases for name, m in c.metrics.items() if _gated(m)})
 
 
-def _candidate_counts(name: str, results: Results) -> tuple[int, int, float | None]:
+def _candidate_counts(name: str, results: ScoredResults) -> tuple[int, int, float | None]:
     metrics = [c.metrics[name] for c in results.cases if name in c.metrics]
     scores = [m.score for m in metrics if m.score is not None]
     passed = sum(m.status == Status.PASSED for m in metrics)
@@ -433,7 +434,7 @@ def _candidate_counts(name: str, results: Results) -> tuple[int, int, float | No
     return passed, failed, mean(scores) if scores else None
 
 
-def _summaries(results: Results, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
+def _summaries(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
     """Per metric summary, and the (case key, metric) pairs counted as regressions."""
     names = _metric_names(results)
     pairs = metric_pairs(results, baseline) if baseline else {}
@@ -460,7 +461,7 @@ def _summaries(results: Results, baseline: Baseline | None, settings: GateSettin
 # ---------------------------------------------------------------- per case
 
 
-def _case_metrics(case: CaseResult, old: BaselineCase | None, counted: set[tuple[str, str]]) -> tuple[CaseMetric, ...]:
+def _case_metrics(case: ScoredCase, old: BaselineCase | None, counted: set[tuple[str, str]]) -> tuple[CaseMetric, ...]:
     out = []
     for name, metric in sorted(case.metrics.items()):
         if not _gated(metric):
@@ -487,17 +488,17 @@ def _case_metrics(case: CaseResult, old: BaselineCase | None, counted: set[tuple
     return tuple(out)
 
 
-def _dropped_metrics(case: CaseResult, old: BaselineCase | None) -> list[str]:
+def _dropped_metrics(case: ScoredCase, old: BaselineCase | None) -> list[str]:
     if old is None:
         return []
     return sorted(n for n, m in old.metrics.items() if _evaluated(m) and m.threshold is not None and n not in case.metrics)
 
 
-def _evaluated(metric: MetricResult | BaselineMetric) -> bool:
+def _evaluated(metric: ScoredMetric | BaselineMetric) -> bool:
     return metric.status in (Status.PASSED, Status.FAILED)
 
 
-def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
+def lost_evidence(case: ScoredCase, old: BaselineCase | None) -> list[str]:
     """Gated metrics the baseline scored on this case that have no score now: each
     "metric: why" (an unreadable judge reply, no key, a removed criterion)."""
     if old is None:
@@ -510,18 +511,18 @@ def lost_evidence(case: CaseResult, old: BaselineCase | None) -> list[str]:
     return lost
 
 
-def _is_flaky(case: CaseResult) -> bool:
+def _is_flaky(case: ScoredCase) -> bool:
     return any(len({r.status for r in m.runs if r.status in (Status.PASSED, Status.FAILED)}) > 1 for m in case.metrics.values())
 
 
-def _changed_test(case: CaseResult, old: BaselineCase) -> str:
+def _changed_test(case: ScoredCase, old: BaselineCase) -> str:
     if old.fingerprint != case.fingerprint:
         return "the expected content changed (user turns, expected tools or responses, rubrics)"
     changed = sorted(n for n, m in case.metrics.items() if n in old.metrics and old.metrics[n].config_fingerprint != m.config_fingerprint)
     return f"metric configuration changed: {', '.join(changed)}" if changed else ""
 
 
-def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float, lost: list[str]) -> str:
+def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float, lost: list[str]) -> str:
     was, now = old.status == Status.PASSED, case.status == Status.PASSED
     if any(m.counted for m in metrics) or (was and case.run_errors):  # a crash is never noise
         return "regressed"
@@ -541,7 +542,7 @@ def _outcome(case: CaseResult, old: BaselineCase, metrics: tuple[CaseMetric, ...
     return "unchanged"
 
 
-def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
+def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
     old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
     metrics = _case_metrics(case, old, counted)
     common = dict(suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, status=case.status.value, metrics=metrics)
@@ -555,7 +556,7 @@ def _case_outcome(case: CaseResult, baseline: Baseline | None, counted: set[tupl
     return CaseOutcome(outcome=outcome, baseline_status=old.status.value, note=case.reason or "; ".join(lost), **common)
 
 
-def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
+def _removed(results: ScoredResults, baseline: Baseline) -> list[CaseOutcome]:
     """Baseline cases of the suites in these results that did not run (of those `run -k` kept)."""
     present = {(c.suite, c.eval_set_id, c.eval_id) for c in results.cases}
     suites = set(results.suites) | {c.suite for c in results.cases}
@@ -569,7 +570,7 @@ def _removed(results: Results, baseline: Baseline) -> list[CaseOutcome]:
 # ---------------------------------------------------------------- the verdict
 
 
-def compare(results: Results, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> Comparison:
     # A changed judge: re-judged baseline scores stand in for the old ones, or the old ones are left out.
     baseline, judge_changes = judged_alike(results, baseline) if baseline is not None else (None, ())
     summaries, counted = _summaries(results, baseline, settings)
@@ -620,7 +621,7 @@ def _first(items: list[str], what: str) -> str:
     return f"{len(items)} {what} (first: {items[0]})"
 
 
-def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
+def _missing_evidence(results: ScoredResults, baseline: Baseline | None) -> list[str]:
     """No evidence is not a pass: cases where nothing was evaluated, gated scores the
     baseline had that are gone now, and gated scores no baseline stands in for (a first run,
     a new case or metric). Failed runs are reported as such, not here."""
@@ -645,7 +646,7 @@ def _missing_evidence(results: Results, baseline: Baseline | None) -> list[str]:
     return reasons
 
 
-def unevidenced(case: CaseResult, old: BaselineCase | None) -> list[str]:
+def unevidenced(case: ScoredCase, old: BaselineCase | None) -> list[str]:
     """Gated metrics without a score on a case that the baseline has no score of theirs for
     either (no baseline yet, a new case or metric): each "metric: why". A first run with the
     judge down is no pass because another metric of each case was evaluated."""
@@ -657,7 +658,7 @@ def unevidenced(case: CaseResult, old: BaselineCase | None) -> list[str]:
             if unscored_evidence(m) and not baseline_scored(name)]
 
 
-def _broken(results: Results, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:
+def _broken(results: ScoredResults, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:
     """Cases whose agent runs failed (key -> reason); comparing with a baseline, not those
     that were failing there already."""
     still_failing = {c.key for c in cases if c.baseline_status == Status.FAILED.value and c.outcome != "incomparable"} if regression else set()
@@ -670,7 +671,7 @@ def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
     return OUTCOMES.index(case.outcome), case.status != Status.FAILED.value, min(drops, default=0.0), case.key
 
 
-def _reasons(results: Results, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
+def _reasons(results: ScoredResults, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
     """Why the gate fails (empty: it passes) under `fail_on`; `never` reports the same reasons."""
     broken = _broken(results, cases, regression=fail_on != "threshold" and baseline is not None)
     reasons = [_first([f"{k}: {why}" for k, why in broken.items()], "case(s) whose agent runs failed")] if broken else []

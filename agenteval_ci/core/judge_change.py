@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from ..schema import CaseResult, MetricResult, Results
+from ..schema import MetricResult
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.judge import JudgeFingerprint
+from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .judge_fingerprint import differences, judge_id
 from .metrics.registry import REGISTRY
 
@@ -59,11 +60,11 @@ class _Changed:
     before: JudgeFingerprint
     after: JudgeFingerprint
     old: BaselineMetric
-    new: MetricResult
+    new: ScoredMetric
     rejudged: MetricResult | None
 
 
-def changed_judge(baseline: Baseline, old: BaselineCase, case: CaseResult, name: str) -> JudgeFingerprint | None:
+def changed_judge(baseline: Baseline, old: BaselineCase, case: ScoredCase, name: str) -> JudgeFingerprint | None:
     """The baseline's judge of `name` on this case when this run's differs from it (None: the
     same judge, or a case whose test changed: the gate calls that incomparable)."""
     after = case.metrics[name].judge
@@ -91,7 +92,7 @@ def _same_request(a: JudgeFingerprint, b: JudgeFingerprint) -> bool:
     return not differences(a.model_copy(update={"versions": []}), b.model_copy(update={"versions": []}))
 
 
-def rejudged_for(results: Results, baseline: Baseline, old: BaselineCase, case: CaseResult, name: str) -> MetricResult | None:
+def rejudged_for(results: ScoredResults, baseline: Baseline, old: BaselineCase, case: ScoredCase, name: str) -> MetricResult | None:
     """This run's re-judging of exactly this baseline entry (its outputs, its judge), if made."""
     entry = old.metrics[name]
     outputs = baseline.outputs_of(old, name)
@@ -104,7 +105,7 @@ def rejudged_for(results: Results, baseline: Baseline, old: BaselineCase, case: 
     return None
 
 
-def _changes(results: Results, baseline: Baseline) -> list[_Changed]:
+def _changes(results: ScoredResults, baseline: Baseline) -> list[_Changed]:
     found = []
     for case in results.cases:
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
@@ -131,7 +132,7 @@ def _standing_in(old: BaselineMetric, rejudged: MetricResult, judge: str) -> Bas
     })
 
 
-def judged_alike(results: Results, baseline: Baseline) -> tuple[Baseline, tuple[JudgeChange, ...]]:
+def judged_alike(results: ScoredResults, baseline: Baseline) -> tuple[Baseline, tuple[JudgeChange, ...]]:
     """The baseline the gate compares `results` with: where a judge changed, the re-judged
     scores stand in for the old ones, and where none were made the old ones are left out."""
     changes = _changes(results, baseline)

@@ -3,25 +3,45 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from ..schema import CaseResult, RunRecord
 from ..schema.recorded_outputs import RecordedCase
 
 
-def planned_runs(case: CaseResult) -> int:
+class WithRuns(Protocol):
+    """A case's runs, whole or as digests (planned_runs counts them)."""
+
+    @property
+    def runs(self) -> Sequence[Any]: ...
+    @property
+    def planned_runs(self) -> int | None: ...
+
+
+class WithRecordedRuns(WithRuns, Protocol):
+    """A case with its runs whole: a CaseResult, or a results reader's summary of its line."""
+
+    @property
+    def fingerprint(self) -> str: ...
+    @property
+    def runs(self) -> Sequence[RunRecord]: ...
+
+
+def planned_runs(case: WithRuns) -> int:
     """How many of the case's runs were planned before any outcome was seen (all, unless a
     num_runs: auto round chose more)."""
     return len(case.runs) if case.planned_runs is None else min(case.planned_runs, len(case.runs))
 
 
-def recorded_runs(case: CaseResult) -> list[RunRecord]:
+def recorded_runs(case: WithRecordedRuns) -> list[RunRecord]:
     """The runs the case's baseline scores come from, its planned runs (core/baseline.py's
     planned view: re-runs chosen by outcome would bias them), with what a judge reads of them (no timings)."""
     return [RunRecord(index=run.index, invocations=run.invocations, error=run.error, unreported=run.unreported)
             for run in case.runs[:planned_runs(case)]]
 
 
-def outputs_digest(case: CaseResult) -> str:
+def outputs_digest(case: WithRecordedRuns) -> str:
     """Names the recorded runs: the same runs of the same case, the same digest."""
     digest = hashlib.sha256(case.fingerprint.encode())
     for run in recorded_runs(case):

@@ -6,11 +6,14 @@ judge's single concurrency bound instead of going metric by metric or case by ca
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Coroutine, Sequence
+import itertools
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
+from .digest import AgentRun, ScoredMetric
 from .fingerprint import case_fingerprint
 from .judge_fingerprint import JudgeTrace, fingerprint, merged
 from .judging import Judge
@@ -63,7 +66,7 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun], trace: JudgeTrace
     )
 
 
-def case_status(metrics: dict[str, MetricResult], runs: list[RunRecord]) -> tuple[Status, str | None]:
+def case_status(metrics: Mapping[str, ScoredMetric], runs: Sequence[AgentRun]) -> tuple[Status, str | None]:
     """`adk eval`'s rule: a failed run or any FAILED metric fails the case; NOT_EVALUATED
     and INFORMATIONAL are ignored; nothing evaluated at all is NOT_EVALUATED."""
     errors = [r.error for r in runs if r.error]
@@ -151,6 +154,35 @@ def score_all(items: list[CaseToScore], judge: Judge | None = None) -> list[Case
 
     judged = iter(asyncio.run(_gather(pending)))
     return [s.done if s.done is not None else next(judged) for s in started]
+
+
+JUDGED_IN_FLIGHT = 256  # cases whose judged metrics are awaited at once: enough to keep the judge's own bound busy
+
+
+def score_each(items: Iterable[CaseToScore], judge: Judge | None, emit: Callable[[CaseResult], None], window: int = JUDGED_IN_FLIGHT) -> None:
+    """Every case, handed to `emit` in the order of `items` as soon as it and those before it are
+    scored; never more than `window` judged cases held at once, so a big suite streams through."""
+    started = (score_case(item, judge) for item in items)
+    first = next(started, None)
+    while first is not None and first.done is not None:  # deterministic metrics: no event loop at all
+        emit(first.done)
+        first = next(started, None)
+    if first is not None:
+        import asyncio  # judged work only
+
+        asyncio.run(_score_in_order(first, started, emit, window))
+
+
+async def _score_in_order(first: Scoring, rest: Iterator[Scoring], emit: Callable[[CaseResult], None], window: int) -> None:
+    import asyncio
+
+    pending: deque[asyncio.Future[CaseResult]] = deque()
+    for scoring in itertools.chain([first], rest):
+        pending.append(asyncio.ensure_future(scoring.result()))
+        while pending and (pending[0].done() or len(pending) >= window):
+            emit(await pending.popleft())
+    while pending:
+        emit(await pending.popleft())
 
 
 async def _gather(awaitables: Sequence[Awaitable[T]]) -> list[T]:

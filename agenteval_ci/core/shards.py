@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 
 from ..errors import InputError, Problem, UsageError
 from ..schema import AdaptiveInfo, Results, RunStats, ShardInfo, TokenCounts
 from ..schema.results import MAX_SHARDS
+from .digest import ScoredResults
 from .results import results_of, total_cost, total_usage
 
 _SHARD = re.compile(r"^([0-9]{1,9})/([0-9]{1,9})$")  # ASCII digits only; a bounded int()
@@ -34,7 +36,7 @@ def in_shard(shard: ShardInfo | None, eval_set_id: str, eval_id: str) -> bool:
 # ---------------------------------------------------------------- joining shards
 
 
-def check_shards(named: list[tuple[str, Results]]) -> None:
+def check_shards(named: list[tuple[str, ScoredResults]]) -> None:
     """Every file a shard of the same split, each shard once, none missing, no case twice."""
     problems = [Problem(name, "$.shard", "not a shard (run with --shard I/N)") for name, r in named if r.shard is None]
     if problems:
@@ -68,28 +70,40 @@ def check_shards(named: list[tuple[str, Results]]) -> None:
         raise InputError(problems)
 
 
-def _shard(results: Results) -> ShardInfo:
+def _shard(results: ScoredResults) -> ShardInfo:
     """The shard a results file is (check_shards has refused any file that is none)."""
     if results.shard is None:
         raise InputError(Problem("<merged results>", "$.shard", "not a shard (run with --shard I/N)"))
     return results.shard
 
 
-def merge(named: list[tuple[str, Results]], created_at: str) -> Results:
-    """The shards' results as one file, created at `created_at`."""
+@dataclass(frozen=True)
+class MergePlan:
+    """The merged file: its other fields, and its cases as (the shard's place in `named`, case key)
+    in the order they are written."""
+
+    header: Results  # no cases
+    order: list[tuple[int, str]]
+
+
+def plan_merge(named: list[tuple[str, ScoredResults]], created_at: str) -> MergePlan:
+    """The shards' results as one file, created at `created_at`: checked, then planned, so that
+    the cases can be copied from the shards' files one at a time."""
     check_shards(named)
-    ordered = [r for _, r in sorted(named, key=lambda item: _shard(item[1]).index)]
+    ranked = sorted(range(len(named)), key=lambda i: _shard(named[i][1]).index)
+    ordered = [named[i][1] for i in ranked]
     suites = list(dict.fromkeys(s for r in ordered for s in r.suites))
     # Shards interleave cases; sort by suite, eval set and case id so every merge of the same split is identical.
-    cases = sorted(
-        (c for r in ordered for c in r.cases),
-        key=lambda c: (suites.index(c.suite) if c.suite in suites else len(suites), c.eval_set_id, c.eval_id),
+    place = {suite: i for i, suite in enumerate(suites)}
+    order = sorted(
+        ((i, c) for i in ranked for c in named[i][1].cases),
+        key=lambda item: (place.get(item[1].suite, len(suites)), item[1].eval_set_id, item[1].eval_id),
     )
-    merged = results_of(
-        cases,
+    header = results_of(
+        [],
         created_at=created_at,
         num_runs=max(r.num_runs for r in ordered),  # auto: shards differ; fixed: all equal
-        suites=suites,
+        suites=suites or sorted({c.suite for r in ordered for c in r.cases}),
         stats=_sum_stats([r.stats for r in ordered]),
         warnings=list(dict.fromkeys(w for r in ordered for w in r.warnings)),
         commit=ordered[0].commit,
@@ -97,7 +111,17 @@ def merge(named: list[tuple[str, Results]], created_at: str) -> Results:
         adaptive=_merge_adaptive([r.adaptive for r in ordered if r.adaptive]),
     )
     rejudged = [entry for r in ordered for entry in r.rejudged or []]  # each shard re-judged its own cases' baseline
-    return merged.model_copy(update={"rejudged": rejudged}) if rejudged else merged
+    if rejudged:
+        header = header.model_copy(update={"rejudged": rejudged})
+    return MergePlan(header, [(i, c.key) for i, c in order])
+
+
+def merge(named: list[tuple[str, Results]], created_at: str) -> Results:
+    """The shards' results as one record in memory (small merges, tests)."""
+    plan = plan_merge(list(named), created_at)
+    by_key = [{c.key: c for c in results.cases} for _, results in named]
+    cases = [by_key[i][key] for i, key in plan.order]
+    return plan.header.model_copy(update={"cases": cases})
 
 
 def _merge_adaptive(infos: list[AdaptiveInfo]) -> AdaptiveInfo | None:

@@ -20,7 +20,7 @@ import pydantic
 
 from ..core.recorded_outputs import recorded_case
 from ..errors import InputError, Problem
-from ..schema import Results
+from ..schema import CaseResult
 from ..schema.problems import problems_from
 from ..schema.recorded_outputs import OUTPUTS_VERSION, OutputsHeader, RecordedCase
 from .writing import write_atomic_with
@@ -66,22 +66,28 @@ def _write_records(handle: BinaryIO, records: Iterable[RecordedCase]) -> int:
     return len(seen)
 
 
-def save_outputs(baseline_path: str | Path, wanted: set[str], results: Results) -> int:
-    """The outputs file beside a baseline just accepted from `results`: the records of the
-    digests it points to (`wanted`), from the results or carried over from the file there (a
-    partial accept keeps the cases and metrics it did not change). Written before the baseline:
-    a failure leaves both as they were, and extra records are harmless."""
+def save_outputs(baseline_path: str | Path, wanted: set[str], cases: Iterable[CaseResult]) -> int:
+    """The outputs file beside a baseline just accepted from the results' `cases` (read a case
+    at a time from the results file): the records of the digests it points to (`wanted`), from
+    the results or carried over from the file there (a partial accept keeps the cases and
+    metrics it did not change). Written before the baseline: a failure leaves both as they were,
+    and extra records are harmless."""
     path = outputs_path(baseline_path)
-    return write_outputs(path, accepted_records(wanted, results, path))
+    return write_outputs(path, accepted_records(wanted, cases, path))
 
 
-def accepted_records(wanted: set[str], results: Results, previous: Path | bytes | None, name: str = "") -> Iterator[RecordedCase]:
+def accepted_records(wanted: set[str], cases: Iterable[CaseResult], previous: Path | bytes | None, name: str = "") -> Iterator[RecordedCase]:
     """The records of an accepted baseline's outputs file: those of the `wanted` digests from
-    the results, then the rest carried over from the `previous` file (a path, or its bytes)."""
-    fresh = [record for record in map(recorded_case, results.cases) if record.digest in wanted]
-    yield from fresh
+    the results' cases (one at a time), then the rest carried over from the `previous` file (a
+    path, or its bytes)."""
+    fresh: set[str] = set()
+    for case in cases:
+        record = recorded_case(case)
+        if record.digest in wanted:
+            fresh.add(record.digest)
+            yield record
     if previous is not None:
-        yield from kept_records(previous, wanted - {record.digest for record in fresh}, name)
+        yield from kept_records(previous, wanted - fresh, name)
 
 
 def read_outputs(path: str | Path, wanted: set[str]) -> dict[str, RecordedCase]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,8 @@ from ..schema import EvalSet, Invocation
 from ..schema.content import Content, FunctionCall, Part
 from ..schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
 from ..schema.problems import problems_from
-from .readers import may_hold_lone_surrogate, parse_json, read_text
+from .json_stream import ArrayLayout, array_layout, read_span
+from .readers import check_data, decode_text, may_hold_lone_surrogate, open_regular, parse_json, read_text
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,99 @@ class LoadedEvalSet:
     eval_set: EvalSet
     legacy: bool = False  # a raw list of queries (old `.test.json` format)
     warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def eval_set_id(self) -> str:
+        return self.eval_set.eval_set_id
+
+    def cases(self) -> Iterator[EvalCase]:
+        return iter(self.eval_set.eval_cases)
+
+    def case_at(self, index: int) -> EvalCase:
+        return self.eval_set.eval_cases[index]
+
+
+@dataclass(frozen=True)
+class StreamedEvalSet:
+    """An EvalSet file read one case at a time (`cases()`, as often as needed): what a big suite
+    holds of it is where its cases lie in the file. Its `warnings` are complete once the cases
+    have been read (unknown keys on a case, a duplicate eval_id)."""
+
+    path: str
+    eval_set_id: str
+    layout: ArrayLayout
+    warnings: list[Problem] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.layout)
+
+    def cases(self) -> Iterator[EvalCase]:
+        seen: set[str] = set()
+        known = {w for w in self.warnings}
+        with open_regular(self.path) as f:
+            for i, (start, end) in enumerate(zip(self.layout.starts, self.layout.ends)):
+                case = self.case_from(read_span(f, start, end), i)
+                for warning in _case_warnings(self.path, i, case, seen):
+                    if warning not in known:
+                        known.add(warning)
+                        self.warnings.append(warning)
+                yield case
+
+    def case_at(self, index: int) -> EvalCase:
+        """One case read again from the file (the runner reads each when it starts the case)."""
+        with open_regular(self.path) as f:
+            return self.case_from(read_span(f, self.layout.starts[index], self.layout.ends[index]), index)
+
+    def case_from(self, data: bytes, index: int) -> EvalCase:
+        at = f"$.eval_cases[{index}]"
+        try:
+            return EvalCase.model_validate_json(data)
+        except (ValueError, RecursionError):
+            pass
+        try:  # the slow way, to name what is wrong where
+            parsed = json.loads(decode_text(self.path, data))
+        except (ValueError, RecursionError) as exc:
+            raise InputError(Problem(self.path, at, f"not valid JSON: {str(exc)[:200]}")) from None
+        check_data(self.path, parsed, prefix=at)
+        try:
+            return EvalCase.model_validate(parsed)
+        except pydantic.ValidationError as exc:
+            raise InputError(problems_from(exc, self.path, EvalCase, prefix=at)) from None
+
+
+EvalSetFile = LoadedEvalSet | StreamedEvalSet
+
+
+def open_eval_set(path: str | Path) -> EvalSetFile:
+    """An EvalSet file to read case by case; any of ADK's other formats (or a file with a
+    mistake the whole-file reader names) is loaded whole."""
+    name = Path(path).as_posix()
+    found = eval_set_layout(path)
+    if found is None:
+        return load_eval_set(path)
+    layout, header = found
+    warnings = [Problem(name, f"$.{key}", "unknown key; google-adk ignores it") for key in header.model_extra or {}]
+    return StreamedEvalSet(name, header.eval_set_id, layout, warnings)
+
+
+def eval_set_layout(path: str | Path) -> tuple[ArrayLayout, EvalSet] | None:
+    """Where the cases of an EvalSet-shaped file lie, and the file's other fields (an EvalSet
+    without cases); None when the file is not such an object, as far as a quick look tells."""
+    layout = array_layout(path, "eval_cases")
+    if layout is None:
+        return None
+    try:
+        return layout, EvalSet.model_validate_json(layout.rest)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _case_warnings(name: str, i: int, case: EvalCase, seen: set[str]) -> list[Problem]:
+    warnings = [Problem(name, f"$.eval_cases[{i}].{key}", "unknown key on an eval case; google-adk ignores it") for key in case.model_extra or {}]
+    if case.eval_id in seen:
+        warnings.append(Problem(name, f"$.eval_cases[{i}].eval_id", f"duplicate eval_id {case.eval_id!r}"))
+    seen.add(case.eval_id)
+    return warnings
 
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -24,16 +24,8 @@ from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, Suit
 from ..schema.remote_agent import RemoteAgentConfig
 from ..schema.settings import GateSettings, ModelPrice
 from .discovery import discover_eval_config, find_project_file, project_root
-from .eval_configs import (
-    LoadedEvalConfig,
-    config_rule_problems,
-    judged_by,
-    load_eval_config,
-    read_criteria,
-    with_metrics,
-    with_tool_args,
-)
-from .eval_sets import LoadedEvalSet, load_eval_set
+from .eval_configs import LoadedEvalConfig, config_rule_problems, judged_by, load_eval_config, read_criteria, with_metrics, with_tool_args
+from .eval_sets import EvalSetFile, open_eval_set
 from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 
 
@@ -41,14 +33,18 @@ from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 class EvalSetToRun:
     """One eval set file, the cases of it to run (all when None), and the criteria it uses."""
 
-    loaded: LoadedEvalSet
+    loaded: EvalSetFile  # a big EvalSet file is read case by case, never held whole
     config: LoadedEvalConfig
     case_ids: tuple[str, ...] | None = None
 
-    @property
-    def cases(self) -> list[EvalCase]:  # the selected cases, in file order
-        cases = self.loaded.eval_set.eval_cases
-        return cases if self.case_ids is None else [c for c in cases if c.eval_id in self.case_ids]
+    def cases(self) -> Iterator[EvalCase]:
+        """The selected cases, in file order."""
+        return (case for _, case in self.numbered_cases())
+
+    def numbered_cases(self) -> Iterator[tuple[int, EvalCase]]:
+        """The selected cases with their place in the file (`loaded.case_at` reads one again)."""
+        wanted = None if self.case_ids is None else set(self.case_ids)
+        return ((i, c) for i, c in enumerate(self.loaded.cases()) if wanted is None or c.eval_id in wanted)
 
 
 @dataclass(frozen=True)
@@ -179,7 +175,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
             raise InputError(Problem(file, f"{at}.eval_sets[{j}]", f"{pattern!r} matches no file under {base_dir.as_posix() or '.'}"))
         for match in matches:
             config = shared_config or _config_beside(match, base_dir, configs)
-            eval_sets.append(EvalSetToRun(load_eval_set(match), config))
+            eval_sets.append(EvalSetToRun(open_eval_set(match), config))
     eval_sets = _with_suite_options(file, at, suite, eval_sets)
     return Suite(
         name=suite.name,
@@ -202,7 +198,7 @@ def _with_suite_options(file: str, at: str, suite: SuiteConfig, eval_sets: list[
     extra: list[ConfiguredMetric] = read_criteria(file, f"{at}.criteria", suite.criteria, problems, warnings)
     problems.extend(warnings)  # our own file: a key no metric reads is a mistake, not a google-adk quirk
     if suite.tool_args or extra:
-        expected = expected_args_by_tool(case for s in eval_sets for case in s.cases)
+        expected = expected_args_by_tool(case for s in eval_sets for case in s.cases())
         problems.extend(rule_problems(file, f"{at}.tool_args", suite.tool_args, expected))
         for metric in extra:
             rules = metric.criterion.tool_args if isinstance(metric.criterion, ToolArgsCriterion) else {}
@@ -211,7 +207,7 @@ def _with_suite_options(file: str, at: str, suite: SuiteConfig, eval_sets: list[
     for s in eval_sets:
         by_config.setdefault(id(s.config), []).append(s)
     for group in by_config.values():
-        problems.extend(config_rule_problems(group[0].config, (case for s in group for case in s.cases)))
+        problems.extend(config_rule_problems(group[0].config, (case for s in group for case in s.cases())))
     resolved = [
         EvalSetToRun(s.loaded, with_tool_args(with_metrics(s.config, extra), suite.tool_args), s.case_ids)
         for s in eval_sets
@@ -300,9 +296,9 @@ def select_cases(suites: list[Suite], patterns: list[str]) -> list[Suite]:
     for suite in suites:
         eval_sets = []
         for eval_set in suite.eval_sets:
-            set_id = eval_set.loaded.eval_set.eval_set_id
+            set_id = eval_set.loaded.eval_set_id
             ids = []
-            for case in eval_set.cases:
+            for case in eval_set.cases():
                 hits = {p for p in patterns if pattern_matches(p, suite.name, set_id, case.eval_id)}
                 matched |= hits
                 if hits:
@@ -313,7 +309,7 @@ def select_cases(suites: list[Suite], patterns: list[str]) -> list[Suite]:
             kept.append(replace(suite, eval_sets=eval_sets))
     unmatched = [p for p in patterns if p not in matched]
     if unmatched:
-        total = sum(len(s.cases) for suite in suites for s in suite.eval_sets)
+        total = sum(1 for suite in suites for s in suite.eval_sets for _ in s.cases())
         raise UsageError(
             f"-k/--case {', '.join(map(repr, unmatched))} matches none of the {total} case(s) "
             "(a substring or glob of eval_id, eval_set_id/eval_id or suite/eval_set_id/eval_id)"

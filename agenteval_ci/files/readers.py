@@ -13,7 +13,7 @@ import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 
@@ -30,8 +30,22 @@ _SURROGATE_PAIR = re.compile(r"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """The file's bytes. Opened without blocking and refused unless it is a regular file: a FIFO
-    where a file should be would otherwise wait forever for a writer."""
+    """The file's bytes, at most MAX_FILE_BYTES of them."""
+    name = Path(path).as_posix()
+    with open_regular(path) as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise InputError(Problem(name, "$", f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}"))
+        try:
+            return f.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise InputError(Problem(name, "$", _cannot_read(exc, path))) from None
+
+
+def open_regular(path: str | Path) -> BinaryIO:
+    """The file opened for reading in binary, to be read piece by piece (the caller closes it).
+    Opened without blocking and refused unless it is a regular file: a FIFO where a file should
+    be would otherwise wait forever for a writer."""
     name = Path(path).as_posix()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -41,14 +55,10 @@ def read_bytes(path: str | Path) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise InputError(Problem(name, "$", _not_a_file(st.st_mode)))
-        if st.st_size > MAX_FILE_BYTES:
-            raise InputError(Problem(name, "$", f"file is {st.st_size:,} bytes; the limit is {MAX_FILE_BYTES:,}"))
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(MAX_FILE_BYTES + 1)
-    except OSError as exc:
-        raise InputError(Problem(name, "$", _cannot_read(exc, path))) from None
-    finally:
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
 
 
 def _cannot_read(exc: OSError | ValueError, path: str | Path) -> str:

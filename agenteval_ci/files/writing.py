@@ -5,6 +5,8 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Callable
 
@@ -16,19 +18,37 @@ def write_atomic(path: str | Path, content: str | bytes) -> None:
     """Temp file in the same folder, then rename: a reader never sees half a file, and a
     write that fails (a name too long, a parent that is a file, a read-only folder, text
     that is not valid Unicode) leaves the old file as it was and no temp file behind."""
+    write_pieces(path, [content])
+
+
+def write_pieces(path: str | Path, pieces: Iterable[str | bytes]) -> None:
+    """A file made piece by piece (a report of a big suite), written as write_atomic writes."""
     name = Path(path).as_posix()
+    with atomic_writer(path) as f:
+        for piece in pieces:
+            f.write(encoded(name, piece))
+
+
+def encoded(name: str, text: str | bytes) -> bytes:
     try:
-        data = content.encode("utf-8") if isinstance(content, str) else content
+        return text.encode("utf-8") if isinstance(text, str) else text
     except UnicodeEncodeError as exc:
         shown = ascii(exc.object[max(0, exc.start - 20) : exc.end + 20])
         raise InputError(
             Problem(name, "$", f"cannot write: the text holds a lone surrogate (not valid Unicode) near {shown}")
         ) from None
-    write_atomic_with(path, lambda f: f.write(data))
 
 
 def write_atomic_with(path: str | Path, write: Callable[[BinaryIO], object]) -> None:
     """As write_atomic, for a file written in pieces by `write` (a stream too large to hold)."""
+    with atomic_writer(path) as f:
+        write(f)
+
+
+@contextmanager
+def atomic_writer(path: str | Path) -> Iterator[BinaryIO]:
+    """A file written piece by piece, and still whole or not at all: the pieces go to a temp file
+    in the same folder, renamed over `path` when the block ends without an error."""
     target = Path(path)
     name = target.as_posix()
     if os.path.isdir(target):
@@ -45,7 +65,7 @@ def write_atomic_with(path: str | Path, write: Callable[[BinaryIO], object]) -> 
         raise UsageError(f"{name}: cannot write here: {exc.strerror or exc}") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            write(f)
+            yield f
             # mkstemp's 0600 would hide the file from the next step (another user in a container):
             # a replaced file keeps its mode, a new one gets what open() would give it.
             os.fchmod(f.fileno(), _mode_for(target))

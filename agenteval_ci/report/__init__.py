@@ -16,10 +16,15 @@ from ..schema.project import DEFAULT_BASELINE
 COMPARISON_VERSION = 1  # of comparison.json
 
 if TYPE_CHECKING:
-    from ..core.gate import Comparison
-    from ..schema import Results
+    from collections.abc import Iterator
 
-__all__ = ["COMPARISON_VERSION", "comment_marker", "comparison_json", "render_comment", "render_html", "render_junit", "render_summary"]
+    from ..core.digest import ScoredResults
+    from ..core.gate import Comparison
+
+__all__ = [
+    "COMPARISON_VERSION", "comment_marker", "comparison_json", "comparison_json_parts", "html_parts", "junit_parts", "render_comment", "render_html", "render_junit",
+    "render_summary",
+]
 
 
 def comment_marker(suite: str) -> str:
@@ -30,7 +35,7 @@ def comment_marker(suite: str) -> str:
 
 def render_comment(
     comparison: Comparison,
-    results: Results,
+    results: ScoredResults,
     *,
     suite: str | None = None,
     baseline_path: str = DEFAULT_BASELINE,
@@ -43,7 +48,7 @@ def render_comment(
     return render_markdown(view, baseline_path=baseline_path, limit=max_chars or COMMENT_LIMIT)
 
 
-def render_summary(comparison: Comparison, results: Results, *, baseline_path: str = DEFAULT_BASELINE) -> str:
+def render_summary(comparison: Comparison, results: ScoredResults, *, baseline_path: str = DEFAULT_BASELINE) -> str:
     from .markdown import SUMMARY_LIMIT, render_markdown
     from .view import build_view
 
@@ -51,23 +56,51 @@ def render_summary(comparison: Comparison, results: Results, *, baseline_path: s
     return render_markdown(view, baseline_path=baseline_path, limit=SUMMARY_LIMIT - 1, size=lambda t: len(t.encode()))
 
 
-def render_html(comparison: Comparison, results: Results) -> str:
+def render_html(comparison: Comparison, results: ScoredResults) -> str:
     from .html import render_html as render
 
     return render(comparison, results)
 
 
-def render_junit(results: Results, comparison: Comparison | None = None) -> str:
+def html_parts(comparison: Comparison, results: ScoredResults) -> Iterator[str]:
+    """render_html's text in pieces, for writing a big suite's report without holding it."""
+    from .html import html_parts as parts
+
+    return parts(comparison, results)
+
+
+def render_junit(results: ScoredResults, comparison: Comparison | None = None) -> str:
     from .junit import junit_xml
 
     return junit_xml(results, comparison)
 
 
+def junit_parts(results: ScoredResults, comparison: Comparison | None = None) -> Iterator[str]:
+    """render_junit's text in pieces."""
+    from .junit import junit_parts as parts
+
+    return parts(results, comparison)
+
+
 def comparison_json(comparison: Comparison) -> str:
     """comparison.json (`compare --json`, `report --format json`, the action's artifact), in the
     format docs/comparison-format.md describes; bump COMPARISON_VERSION on breaking changes."""
-    data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(comparison)}
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json) + "\n"
+    return "".join(comparison_json_parts(comparison))
+
+
+_CASES_AT = '\n  "cases": []'  # where the top level's cases go (sorted keys, indent 2)
+
+
+def comparison_json_parts(comparison: Comparison) -> Iterator[str]:
+    """comparison_json's text a case at a time, the same bytes: a 100,000-case comparison is
+    never one string, nor one tree of dicts."""
+    data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(dataclasses.replace(comparison, cases=()))}
+    head, tail = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json).split(_CASES_AT)
+    yield head + '\n  "cases": ['
+    for i, case in enumerate(comparison.cases):
+        text = json.dumps(dataclasses.asdict(case), indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json)
+        yield ("," if i else "") + "\n    " + text.replace("\n", "\n    ")
+    yield ("\n  ]" if comparison.cases else "]") + tail + "\n"
 
 
 def _fingerprint_json(value: object) -> object:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import groupby
 from xml.etree import ElementTree as ET
 
-from ..core.gate import CaseOutcome, Comparison, case_key
-from ..schema import CaseResult, Outcome, Results, Status
+from ..core.digest import ScoredCase, ScoredResults
+from ..core.gate import CaseOutcome, Comparison
+from ..schema import Outcome, Status
 from ..schema.labels import SEPARATOR, case_labels
 from ..schema.vocabulary import case_words
 from .view import judged_without_text
 
 
-def _failure_text(case: CaseResult, regressed: list[str]) -> str:
+def _failure_text(case: ScoredCase, regressed: list[str]) -> str:
     lines = [f"{name}: {'-' if m.score is None else f'{m.score:.3f}'} < threshold {m.threshold:g}" for name, m in case.metrics.items() if m.status == Status.FAILED]
     lines += [f"{name}: regressed from the baseline" for name in regressed]
     if case.reason:
@@ -20,7 +22,7 @@ def _failure_text(case: CaseResult, regressed: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _testcase(case: CaseResult, label: str, outcome: CaseOutcome | None) -> ET.Element:
+def _testcase(case: ScoredCase, label: str, outcome: CaseOutcome | None) -> ET.Element:
     """`classname` is `suite.eval_set` and `name` the case, as the label shows them; a failure's
     message leads with the word the other reports lead with (`REGRESSED: metric, ...`); a case
     over budget names the budgets it went over."""
@@ -42,16 +44,36 @@ def _testcase(case: CaseResult, label: str, outcome: CaseOutcome | None) -> ET.E
     return element
 
 
-def junit_xml(results: Results, comparison: Comparison | None = None) -> str:
+def junit_xml(results: ScoredResults, comparison: Comparison | None = None) -> str:
+    return "".join(junit_parts(results, comparison))
+
+
+def _fails(case: ScoredCase, outcome: CaseOutcome | None) -> bool:
+    """What _testcase gives a <failure>: a failed case, a counted regression, a case over budget."""
+    return case.status == Status.FAILED or bool(outcome and (outcome.counted or outcome.outcome == Outcome.OVER_BUDGET))
+
+
+def junit_parts(results: ScoredResults, comparison: Comparison | None = None) -> Iterator[str]:
+    """The XML a testcase at a time (each suite's counts come first, from the cases' statuses
+    and outcomes): 100,000 cases never stand as one tree."""
     outcomes = {c.key: c for c in comparison.cases} if comparison else {}
     labels = case_labels(results.cases)
-    root = ET.Element("testsuites", name="agenteval")
     ordered = sorted(results.cases, key=lambda c: c.suite)
-    for suite, cases in groupby(ordered, key=lambda c: c.suite):
-        elements = [_testcase(c, labels[case_key(c)], outcomes.get(case_key(c))) for c in cases]
-        failures = sum(e.find("failure") is not None for e in elements)
-        skipped = sum(e.find("skipped") is not None for e in elements)
-        node = ET.SubElement(root, "testsuite", name=suite, tests=str(len(elements)), failures=str(failures), errors="0", skipped=str(skipped))
-        node.extend(elements)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    yield '<?xml version="1.0" encoding="utf-8"?>\n'
+    if not ordered:
+        yield '<testsuites name="agenteval" />\n'
+        return
+    yield '<testsuites name="agenteval">\n'
+    for suite, grouped in groupby(ordered, key=lambda c: c.suite):
+        cases = list(grouped)
+        failed = [_fails(c, outcomes.get(c.key)) for c in cases]
+        skipped = sum(not f and c.status == Status.NOT_EVALUATED for f, c in zip(failed, cases))
+        node = ET.Element("testsuite", name=suite, tests=str(len(cases)), failures=str(sum(failed)), errors="0", skipped=str(skipped))
+        opening = ET.tostring(node, encoding="unicode")
+        yield f"  {opening[:-3]}>\n"  # `<testsuite ... />` opened
+        for case in cases:
+            element = _testcase(case, labels[case.key], outcomes.get(case.key))
+            ET.indent(element, level=2)
+            yield f"    {ET.tostring(element, encoding='unicode')}\n"
+        yield "  </testsuite>\n"
+    yield "</testsuites>\n"

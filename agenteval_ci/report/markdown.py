@@ -49,19 +49,23 @@ def _render(view: ReportView, items: list[tuple[CaseView, str]], omitted: int, b
 
 
 def render_markdown(view: ReportView, *, baseline_path: str, limit: int, size: Callable[[str], int] = len) -> str:
-    """Everything that fits within `limit` (measured by `size`), most important cases first."""
-    items = [(case, _item(case)) for case in view.cases]
-    skeleton = size(_render(view, [], len(items), baseline_path))
+    """Everything that fits within `limit` (measured by `size`), most important cases first.
+    Cases are made and rendered only until the first that does not fit: the comment on a suite
+    of 100,000 changed cases reads the few hundred it shows."""
+    total = len(view.cases)
+    skeleton = size(_render(view, [], total, baseline_path))
     budget = limit - skeleton
-    kept = 0
-    for _, text in items:
+    items: list[tuple[CaseView, str]] = []
+    for case in view.cases:
+        text = _item(case)
         cost = size(text) + 64  # its line break and, at worst, its section's wrapper
         if cost > budget:
             break
         budget -= cost
-        kept += 1
+        items.append((case, text))
+    kept = len(items)
     while True:  # the estimate above is generous; this only guards against a wrong guess
-        text = _render(view, items[:kept], len(items) - kept, baseline_path)
+        text = _render(view, items[:kept], total - kept, baseline_path)
         if size(text) <= limit or kept == 0:
             return text
         kept -= 1

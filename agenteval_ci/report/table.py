@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..core.baseline import rubric_pass_rates
 from ..core.budgets import suite_costs
-from ..schema import CaseResult, MetricResult, Outcome, Results, RunStats, Status
+from ..core.digest import ScoredCase, ScoredMetric, ScoredResults
+from ..schema import AdaptiveInfo, CaseResult, Outcome, RunStats, Status
 from ..schema.labels import case_labels
 from ..schema.vocabulary import case_words
 from .console import PLAIN, Style, turn_details
@@ -20,7 +23,7 @@ def _mark(status: Status, style: Style) -> str:
     return style.paint(f"{status.mark:<{MARK_WIDTH}}", status.colour)
 
 
-def _lead(case: CaseResult, outcomes: dict[str, str]) -> tuple[str, str]:
+def _lead(case: ScoredCase, outcomes: Mapping[str, str]) -> tuple[str, str]:
     """The case's word (`REGRESSED` when the gate made news of it, else `PASS`/`FAIL`) and its colour."""
     outcome = outcomes.get(case.key)
     return case_words(Outcome(outcome) if outcome else None, case.status)
@@ -31,7 +34,7 @@ def _case_line(word: str, colour: str, width: int, label: str, style: Style) -> 
     return f"{style.paint(f'{word:<{width}}', colour)} {label}"
 
 
-def _metric_lines(name: str, metric: MetricResult, style: Style) -> list[str]:
+def _metric_lines(name: str, metric: ScoredMetric, style: Style) -> list[str]:
     threshold = "" if metric.threshold is None else f" (threshold {metric.threshold:g})"
     why = f"  [{metric.reason}]" if metric.reason else ""
     lines = [f"        {_mark(metric.status, style)} {name} {_score(metric.score)}{threshold}{why}"]
@@ -39,44 +42,71 @@ def _metric_lines(name: str, metric: MetricResult, style: Style) -> list[str]:
     return lines
 
 
-def render_table(results: Results, detailed: bool = False, style: Style = PLAIN, outcomes: dict[str, str] | None = None) -> str:
-    """One line per case (tagged with its gate outcome when `outcomes` maps case keys to them),
-    its metrics below; `detailed` adds informational metrics and adk eval's per-turn details."""
-    lines = []
-    labels = case_labels(results.cases)
-    leads = [_lead(case, outcomes or {}) for case in results.cases]
-    width = max([MARK_WIDTH, *(len(word) + 1 for word, _ in leads)])
-    for case, (word, colour) in zip(results.cases, leads):
-        lines.append(_case_line(word, colour, width, labels[case.key], style))
+class Table:
+    """The table, a case at a time (a big suite's cases are never all in memory): `lines` of each
+    case as it comes, then the `footer`. A case is a digest, or a whole CaseResult with `detailed`
+    (informational metrics and adk eval's per-turn details). `labels` and `width` come from every
+    case's name and word (`for_results`); a table printed as cases are scored names each case
+    by itself (one eval set's cases: their labels are the same)."""
+
+    def __init__(self, style: Style = PLAIN, detailed: bool = False, outcomes: Mapping[str, str] | None = None, min_runs: int | None = None,
+                 labels: Mapping[str, str] | None = None, width: int = MARK_WIDTH) -> None:
+        self.style, self.detailed, self.outcomes, self.min_runs = style, detailed, outcomes or {}, min_runs
+        self.labels, self.width = labels or {}, width
+        self.statuses = dict.fromkeys(Status, 0)
+        self.unscored = self.runs = 0
+
+    @classmethod
+    def for_results(cls, results: ScoredResults, style: Style = PLAIN, detailed: bool = False, outcomes: Mapping[str, str] | None = None) -> Table:
+        """A table of these results' cases (their digests: the names and words of all of them)."""
+        leads = [_lead(case, outcomes or {}) for case in results.cases]
+        width = max([MARK_WIDTH, *(len(word) + 1 for word, _ in leads)])
+        return cls(style, detailed, outcomes, results.adaptive.min_runs if results.adaptive else None, case_labels(results.cases), width)
+
+    def lines(self, case: ScoredCase) -> list[str]:
+        self.statuses[case.status] += 1
+        self.runs += len(case.runs)
+        self.unscored += sum(m.threshold is not None and m.status == Status.NOT_EVALUATED for m in case.metrics.values())
+        word, colour = _lead(case, self.outcomes)
+        label = self.labels.get(case.key) or case_labels([case])[case.key]
+        lines = [_case_line(word, colour, max(self.width, len(word) + 1), label, self.style)]
         # When every run failed, the reason line says why; its unscored metrics would only repeat it.
         ran = not case.runs or any(not run.error for run in case.runs)
         for name, metric in case.metrics.items():
-            if (metric.status != Status.INFORMATIONAL or detailed) and (ran or metric.status != Status.NOT_EVALUATED):
-                lines += _metric_lines(name, metric, style)
+            if (metric.status != Status.INFORMATIONAL or self.detailed) and (ran or metric.status != Status.NOT_EVALUATED):
+                lines += _metric_lines(name, metric, self.style)
         if case.status == Status.FAILED and case.reason:
             lines.append(f"        reason: {case.reason}")
-        if results.adaptive and len(case.runs) > results.adaptive.min_runs and case.runs_note:
+        if self.min_runs is not None and len(case.runs) > self.min_runs and case.runs_note:
             lines.append(f"        runs: {case.runs_note}")
-        if detailed:
-            lines += turn_details(case, style)
-    counts = {s: sum(c.status == s for c in results.cases) for s in Status}
-    lines.append(
-        f"\n{len(results.cases)} case(s): {counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
-        f"{counts[Status.NOT_EVALUATED]} not evaluated; {_unscored(results)} gated metric score(s) not evaluated"
-    )
-    lines.append(_facts(results.stats, _agent_cost(results)))
-    if results.adaptive:
-        plan = results.adaptive
-        runs = sum(len(c.runs) for c in results.cases)
-        lines.append(f"num_runs: auto: {runs} run(s) over {len(results.cases)} case(s), {plan.rounds} round(s); {plan.stopped}")
-    return "\n".join(lines)
+        if self.detailed and isinstance(case, CaseResult):
+            lines += turn_details(case, self.style)
+        return lines
+
+    def footer(self, results: ScoredResults) -> list[str]:
+        """The counts of the cases shown, and the run's facts (`results`: every case's digest)."""
+        cases = sum(self.statuses.values())
+        counts = self.statuses
+        lines = [
+            f"\n{cases} case(s): {counts[Status.PASSED]} passed, {counts[Status.FAILED]} failed, "
+            f"{counts[Status.NOT_EVALUATED]} not evaluated; {self.unscored} gated metric score(s) not evaluated",
+            _facts(results.stats, _agent_cost(results)),
+        ]
+        adaptive: AdaptiveInfo | None = results.adaptive
+        if adaptive:
+            lines.append(f"num_runs: auto: {self.runs} run(s) over {cases} case(s), {adaptive.rounds} round(s); {adaptive.stopped}")
+        return lines
 
 
-def _unscored(results: Results) -> int:
-    return sum(m.threshold is not None and m.status == Status.NOT_EVALUATED for c in results.cases for m in c.metrics.values())
+def render_table(results: ScoredResults, detailed: bool = False, style: Style = PLAIN, outcomes: Mapping[str, str] | None = None) -> str:
+    """One line per case (tagged with its gate outcome when `outcomes` maps case keys to them),
+    its metrics below; `detailed` adds informational metrics and adk eval's per-turn details."""
+    table = Table.for_results(results, style, detailed, outcomes)
+    lines = [line for case in results.cases for line in table.lines(case)]
+    return "\n".join(lines + table.footer(results))
 
 
-def _agent_cost(results: Results) -> str:
+def _agent_cost(results: ScoredResults) -> str:
     """`, $0.0123 per run of the suite` (every suite's runs together), or why it is unknown."""
     costs = suite_costs(results, None)
     if not costs:

@@ -6,14 +6,15 @@ summary and the HTML report agree to the digit.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Iterable
 
 import pydantic
 
 from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
-from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, case_key
-from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, Results, RunRecord, Status, Verdict
+from ..core.digest import Fetch, ScoredCase, ScoredResults
+from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary
+from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, RunRecord, Status, Verdict
 from ..schema.labels import SEPARATOR, case_labels
 from ..schema.settings import percent
 from ..schema.vocabulary import case_words
@@ -99,7 +100,7 @@ class ReportView:
     reasons: tuple[str, ...]
     has_baseline: bool
     metrics: tuple[MetricRow, ...]
-    cases: tuple[CaseView, ...]
+    cases: CaseViews
     counts: dict[str, int]
     facts: tuple[Fact, ...]
     baseline_edited: bool
@@ -111,6 +112,30 @@ class ReportView:
     judge_changes: tuple[str, ...] = ()  # metrics whose judge changed since the baseline (judge_notes.py)
     judge_alert: str = "NOTE"
     budgets: tuple[BudgetRow, ...] = ()  # gate.budgets
+
+
+FETCH_BATCH = 256  # cases read whole at once for a report: the diffs of a big suite stream through
+
+
+@dataclass(frozen=True)
+class CaseViews:
+    """A report's cases, most important first, each made when it is read (its whole case read
+    from the results a batch at a time): a report of 100,000 cases never holds them all, and the
+    PR comment reads only as many as fit."""
+
+    outcomes: tuple[CaseOutcome, ...]
+    fetch: Fetch
+    labels: Mapping[str, str]  # case key -> label (schema/labels.py), of every case of the report
+
+    def __len__(self) -> int:
+        return len(self.outcomes)
+
+    def __iter__(self) -> Iterator[CaseView]:
+        for start in range(0, len(self.outcomes), FETCH_BATCH):
+            batch = self.outcomes[start : start + FETCH_BATCH]
+            whole = self.fetch([o.key for o in batch if o.outcome != Outcome.REMOVED])
+            for outcome in batch:
+                yield case_view(outcome, whole.get(outcome.key), self.labels[outcome.key])
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -252,7 +277,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None, label: str) -> Ca
     )
 
 
-def _facts(results: Results, costs: tuple[SuiteCost, ...] = ()) -> tuple[Fact, ...]:
+def _facts(results: ScoredResults, costs: tuple[SuiteCost, ...] = ()) -> tuple[Fact, ...]:
     s = results.stats
     runs = sum(len(c.runs) for c in results.cases)
     facts = [
@@ -291,26 +316,39 @@ def judged_without_text(missing: Iterable[str]) -> str:
     return f"{names}: {causes}" if causes else names
 
 
-def judged_blind_warnings(results: Results) -> list[str]:
-    """One line per judged metric whose judge went without part of the agent's context in some
-    case (app_details, tool responses, texts between calls), so a blind verdict is never silent."""
-    cases: dict[str, int] = {}
-    missing: dict[str, dict[str, None]] = {}
-    judged: dict[str, int] = {}
-    for case in results.cases:
+class JudgedBlind:
+    """Judged metrics whose judge went without part of the agent's context (app_details, tool
+    responses, texts between calls), counted a case at a time, so a blind verdict is never silent."""
+
+    def __init__(self) -> None:
+        self.cases: dict[str, int] = {}
+        self.missing: dict[str, dict[str, None]] = {}
+        self.judged: dict[str, int] = {}
+
+    def add(self, case: ScoredCase) -> None:
         for name, metric in case.metrics.items():
-            judged[name] = judged.get(name, 0) + 1
+            self.judged[name] = self.judged.get(name, 0) + 1
             if metric.judged_without:
-                cases[name] = cases.get(name, 0) + 1
-                missing.setdefault(name, {}).update(dict.fromkeys(metric.judged_without))
-    lines = []
-    for name, count in sorted(cases.items()):
-        names, _, causes = judged_without_text(missing[name]).partition(": ")
-        lines.append(f"`{name}` was judged without {names} in {count} of {judged[name]} case(s): {causes}")
-    return lines
+                self.cases[name] = self.cases.get(name, 0) + 1
+                self.missing.setdefault(name, {}).update(dict.fromkeys(metric.judged_without))
+
+    def warnings(self) -> list[str]:
+        """One line per such metric."""
+        lines = []
+        for name, count in sorted(self.cases.items()):
+            names, _, causes = judged_without_text(self.missing[name]).partition(": ")
+            lines.append(f"`{name}` was judged without {names} in {count} of {self.judged[name]} case(s): {causes}")
+        return lines
 
 
-def _runs_fact(results: Results, runs: int) -> str:
+def judged_blind_warnings(results: ScoredResults) -> list[str]:
+    blind = JudgedBlind()
+    for case in results.cases:
+        blind.add(case)
+    return blind.warnings()
+
+
+def _runs_fact(results: ScoredResults, runs: int) -> str:
     plan = results.adaptive
     if plan is None:
         return f"{runs} ({results.num_runs} per case)"
@@ -318,7 +356,7 @@ def _runs_fact(results: Results, runs: int) -> str:
     return f"{runs} (num_runs: auto, {mean:.2f} per case, {plan.rounds} round(s); {plan.stopped})"
 
 
-def rerun_cases(results: Results) -> list[CaseResult]:
+def rerun_cases(results: ScoredResults) -> list[ScoredCase]:
     """num_runs: auto: the cases run more than min_runs times, most runs first."""
     if results.adaptive is None:
         return []
@@ -342,10 +380,9 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     return "TIP", f"agenteval passed: no credible regression in suite `{suite}`"
 
 
-def build_view(comparison: Comparison, results: Results, suite: str | None = None, *, every_case: bool = False) -> ReportView:
+def build_view(comparison: Comparison, results: ScoredResults, suite: str | None = None, *, every_case: bool = False) -> ReportView:
     """`every_case` keeps unchanged cases too (the HTML report lists every case)."""
     name = inline(suite or ",".join(results.suites))
-    by_key = {case_key(c): c for c in results.cases}
     labels = case_labels([*comparison.cases, *results.cases])
     alert, headline = _headline(comparison, name)
     again = rerun_cases(results)
@@ -357,7 +394,7 @@ def build_view(comparison: Comparison, results: Results, suite: str | None = Non
         reasons=comparison.reasons + tuple(f"warning (gate.not_evaluated: warn): {w}" for w in comparison.warnings),
         has_baseline=comparison.has_baseline,
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
-        cases=tuple(case_view(c, by_key.get(c.key), labels[c.key]) for c in comparison.cases if every_case or Outcome(c.outcome).traits.title),
+        cases=CaseViews(tuple(c for c in comparison.cases if every_case or Outcome(c.outcome).traits.title), results.fetch, labels),
         counts=comparison.counts,
         facts=_facts(results, tuple(c for c in comparison.costs if suite is None or c.suite == suite)),
         baseline_edited=comparison.baseline_edited,

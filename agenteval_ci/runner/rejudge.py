@@ -10,10 +10,11 @@ run's, so an unchanged agent compares equal whatever the new judge thinks of it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.digest import ScoredCase
 from ..core.judge_change import changed_judge
 from ..core.metrics import ConfiguredMetric
 from ..core.results import total_usage, with_judge_usage
@@ -26,20 +27,20 @@ from ..schema.baseline import Baseline
 from ..schema.results import RejudgedBaseline
 from ..schema.settings import JudgeSettings
 
-MetricsOf = Callable[[CaseResult], list[ConfiguredMetric]]  # the criteria a case is scored with now
+MetricsOf = Callable[[ScoredCase], list[ConfiguredMetric]]  # the criteria a case is scored with now
 REJUDGING = " (re-judging the baseline)"  # how the stats name the judge's work on the baseline's outputs
 
 
 @dataclass(frozen=True)
 class _Wanted:
-    case: CaseResult  # this run's case: its eval case is the baseline's (same fingerprint)
+    case: ScoredCase  # this run's case (or its digest): its test is the baseline's (same fingerprint)
     metrics: dict[str, str]  # metric -> the baseline's judge id of it
 
 
-def _wanted(results: Results, baseline: Baseline) -> dict[str, _Wanted]:
+def _wanted(cases: Sequence[ScoredCase], baseline: Baseline) -> dict[str, _Wanted]:
     """By digest of recorded runs: the cases and metrics whose judge changed."""
     wanted: dict[str, _Wanted] = {}
-    for case in results.cases:
+    for case in cases:
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
         for name in sorted(case.metrics) if old else []:
             assert old is not None
@@ -60,16 +61,39 @@ def rejudge_baseline(
     settings: JudgeSettings, environ: Mapping[str, str],
 ) -> Results:
     """`results` with the baseline's recorded outputs judged again wherever a judge changed."""
-    wanted = _wanted(results, baseline) if baseline is not None else {}
-    if not wanted:
+    rejudged, usage = rejudged_baseline(results.cases, baseline, baseline_path, metrics_of, settings, environ)
+    if not rejudged:
         return results
+    return results.model_copy(update={"rejudged": [*(results.rejudged or []), *rejudged], "stats": _with_usage(results, usage)})
+
+
+def with_rejudged(header: Results, cases: Sequence[ScoredCase], baseline: Baseline | None, baseline_path: str | Path,
+                  metrics_of: MetricsOf, settings: JudgeSettings, environ: Mapping[str, str]) -> Results:
+    """A results file's other fields (`header`, written after its `cases`, here their digests)
+    with the baseline's recorded outputs judged again wherever a judge changed."""
+    rejudged, usage = rejudged_baseline(cases, baseline, baseline_path, metrics_of, settings, environ)
+    if not rejudged:
+        return header
+    return header.model_copy(update={"rejudged": [*(header.rejudged or []), *rejudged], "stats": _with_usage(header, usage)})
+
+
+def rejudged_baseline(
+    cases: Sequence[ScoredCase], baseline: Baseline | None, baseline_path: str | Path, metrics_of: MetricsOf,
+    settings: JudgeSettings, environ: Mapping[str, str],
+) -> tuple[list[RejudgedBaseline], dict[str, JudgeUsage]]:
+    """The baseline's recorded outputs judged again wherever a judge changed on `cases` (whole, or
+    their digests: the eval case judged with is the recorded one, the same test by fingerprint),
+    and the judge's usage doing it."""
+    wanted = _wanted(cases, baseline) if baseline is not None else {}
+    if not wanted:
+        return [], {}
     path = outputs_path(baseline_path)
     try:
         records = read_outputs(path, set(wanted))
     except InputError as exc:
         print(f"warning: cannot re-judge the baseline's recorded outputs: {exc}; judged deltas of a changed judge are not gated",
               file=sys.stderr)
-        return results
+        return [], {}
     items, order = [], []
     for digest, need in wanted.items():
         record = records.get(digest)
@@ -77,10 +101,10 @@ def rejudge_baseline(
         if record is None or not metrics:
             continue
         case = need.case
-        items.append(CaseToScore(case.eval_case, record.runs, metrics, case.eval_set_id, case.eval_set_file, case.suite))
+        items.append(CaseToScore(record.eval_case, record.runs, metrics, case.eval_set_id, case.eval_set_file, case.suite))
         order.append((digest, need))
     if not items:
-        return results
+        return [], {}
     judge = make_judge(settings, environ)
     scored = score_all(items, judge)
     rejudged = [
@@ -91,7 +115,7 @@ def rejudge_baseline(
     usage = {f"{name}{REJUDGING}": u for name, u in judge.usage().items()}
     print(f"agenteval: the judge changed since the baseline: judged {len(items)} case(s)' recorded baseline outputs again "
           f"with this run's judge ({judge.stats().calls} judge call(s))", file=sys.stderr)
-    return results.model_copy(update={"rejudged": [*(results.rejudged or []), *rejudged], "stats": _with_usage(results, usage)})
+    return rejudged, usage
 
 
 def _with_usage(results: Results, more: dict[str, JudgeUsage]) -> object:

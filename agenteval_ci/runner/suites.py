@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
@@ -56,20 +57,31 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class CaseJob:
+    """A case to run, by its place in its eval set file: read when its runs start and let go when
+    it is scored, so a big suite's cases are never all in memory."""
+
     suite: Suite
     eval_set: EvalSetToRun
-    case: EvalCase
+    index: int
+    eval_id: str
+
+    def case(self) -> EvalCase:
+        return self.eval_set.loaded.case_at(self.index)
 
 
 def plan(suites: list[Suite], shard: ShardInfo | None = None) -> list[CaseJob]:
-    """The cases to run, in suite, eval set and case order, kept to this shard."""
-    return [
-        CaseJob(suite, eval_set, case)
-        for suite in suites
-        for eval_set in suite.eval_sets
-        for case in eval_set.cases
-        if in_shard(shard, eval_set.loaded.eval_set.eval_set_id, case.eval_id)
-    ]
+    """The cases to run, in suite, eval set and case order, kept to this shard: one pass over
+    every case, which checks each (and its scenario) before any agent starts."""
+    jobs, problems = [], []
+    for suite in suites:
+        for eval_set in suite.eval_sets:
+            for index, case in eval_set.numbered_cases():
+                if in_shard(shard, eval_set.loaded.eval_set_id, case.eval_id):
+                    jobs.append(CaseJob(suite, eval_set, index, case.eval_id))
+                    problems += _scenario_problems(suite, eval_set, case)
+    if problems:
+        raise InputError(problems)
+    return jobs
 
 
 # ---------------------------------------------------------------- one run of one case
@@ -151,18 +163,18 @@ def simulator_config(job: CaseJob) -> UserSimulatorConfig:
     return job.eval_set.config.config.user_simulator_config or UserSimulatorConfig()
 
 
-def _simulated_user(job: CaseJob, judge: Judge) -> SimulatedUser | None:
-    scenario = job.case.conversation_scenario
+def _simulated_user(job: CaseJob, case: EvalCase, judge: Judge) -> SimulatedUser | None:
+    scenario = case.conversation_scenario
     return SimulatedUser(scenario, simulator_config(job), judge) if scenario else None
 
 
-async def _run_case(agent: Agent, job: CaseJob, bound: asyncio.Semaphore, progress: Progress, judge: Judge, indexes: range) -> list[RunRecord]:
+async def _run_case(agent: Agent, job: CaseJob, case: EvalCase, bound: asyncio.Semaphore, progress: Progress, judge: Judge, indexes: range) -> list[RunRecord]:
     """The runs `indexes` of one case; a later round continues the numbering, so each run is
     its own sample (the agent sees its run index; the judge draws afresh for a repeat)."""
     async def one(run_index: int) -> RunRecord:
         async with bound:
-            user = _simulated_user(job, judge)
-            return await run_conversation(agent, job.case, run_index, job.suite.turn_timeout_seconds, user)
+            user = _simulated_user(job, case, judge)
+            return await run_conversation(agent, case, run_index, job.suite.turn_timeout_seconds, user)
 
     runs = list(await asyncio.gather(*(one(i) for i in indexes)))
     progress.case_done(failed=any(r.error for r in runs))
@@ -190,36 +202,41 @@ def _with_agent_metrics(result: CaseResult) -> CaseResult:
     return result.model_copy(update={"metrics": {**result.metrics, **agent_metrics(result.runs)}})
 
 
-def _stats(cases: list[CaseResult], seconds: float) -> RunStats:
-    runs = [r for c in cases for r in c.runs]
-    return RunStats(
-        duration_seconds=round(seconds, 3),
-        agent_turns=sum(len(r.invocations) for r in runs),
-        agent_tokens=TokenCounts(
-            input=sum(r.tokens.input for r in runs if r.tokens),
-            output=sum(r.tokens.output for r in runs if r.tokens),
-        ),
-    )
+@dataclass
+class AgentTally:
+    """What the agent did over the whole run, counted a case at a time."""
+
+    turns: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    most_runs: int = 0
+
+    def add(self, case: CaseResult) -> None:
+        self.most_runs = max(self.most_runs, len(case.runs))
+        for run in case.runs:
+            self.turns += len(run.invocations)
+            self.tokens_in += run.tokens.input if run.tokens else 0
+            self.tokens_out += run.tokens.output if run.tokens else 0
+
+    def stats(self, seconds: float) -> RunStats:
+        return RunStats(duration_seconds=round(seconds, 3), agent_turns=self.turns, agent_tokens=TokenCounts(input=self.tokens_in, output=self.tokens_out))
 
 
-def check_scenarios(jobs: list[CaseJob]) -> None:
+def _scenario_problems(suite: Suite, eval_set: EvalSetToRun, case: EvalCase) -> list[Problem]:
     """A scenario with a persona needs `{{ persona }}` in custom instructions (as in ADK);
     found before any agent runs, naming the eval config."""
-    problems = []
-    for job in jobs:
-        scenario = job.case.conversation_scenario
-        custom = simulator_config(job).custom_instructions
-        if scenario and scenario.user_persona and custom is not None and missing_placeholders(custom, with_persona=True):
-            problems.append(
-                Problem(
-                    job.eval_set.config.path or "<default eval config>",
-                    "$.user_simulator_config.custom_instructions",
-                    f"case {job.case.eval_id!r} of {job.eval_set.loaded.path} has a user_persona, so custom_instructions "
-                    "must use {{ persona }} as well as {{ stop_signal }}, {{ conversation_plan }} and {{ conversation_history }}",
-                )
-            )
-    if problems:
-        raise InputError(problems)
+    scenario = case.conversation_scenario
+    custom = (eval_set.config.config.user_simulator_config or UserSimulatorConfig()).custom_instructions
+    if not (scenario and scenario.user_persona and custom is not None and missing_placeholders(custom, with_persona=True)):
+        return []
+    return [
+        Problem(
+            eval_set.config.path or "<default eval config>",
+            "$.user_simulator_config.custom_instructions",
+            f"case {case.eval_id!r} of {eval_set.loaded.path} has a user_persona, so custom_instructions "
+            "must use {{ persona }} as well as {{ stop_signal }}, {{ conversation_plan }} and {{ conversation_history }}",
+        )
+    ]
 
 
 def check_gated(jobs: list[CaseJob]) -> None:
@@ -249,29 +266,59 @@ def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs
     bounds = {job.suite.name: asyncio.Semaphore(job.suite.concurrency) for job in jobs}
 
     async def run_and_score(job: CaseJob, indexes: range) -> CaseResult:
-        runs = await _run_case(agents[job.suite.name], job, bounds[job.suite.name], progress, judge, indexes)
+        case = job.case()
+        runs = await _run_case(agents[job.suite.name], job, case, bounds[job.suite.name], progress, judge, indexes)
         runs = [priced(run, job.suite.prices) for run in runs]
-        return await score_case(_to_score(job, runs), judge).result()
+        return await score_case(_to_score(job, case, runs), judge).result()
 
     return run_and_score
 
 
-def _to_score(job: CaseJob, runs: list[RunRecord]) -> CaseToScore:
+def _to_score(job: CaseJob, case: EvalCase, runs: list[RunRecord]) -> CaseToScore:
     eval_set = job.eval_set
-    return CaseToScore(job.case, runs, eval_set.config.metrics, eval_set.loaded.eval_set.eval_set_id, eval_set.loaded.path, job.suite.name)
+    return CaseToScore(case, runs, eval_set.config.metrics, eval_set.loaded.eval_set_id, eval_set.loaded.path, job.suite.name)
 
 
 def job_key(job: CaseJob) -> str:
-    return case_key(job.suite.name, job.eval_set.loaded.eval_set.eval_set_id, job.case.eval_id)
+    return case_key(job.suite.name, job.eval_set.loaded.eval_set_id, job.eval_id)
 
 
-async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Judge, progress: Progress, adapt: Adapt | None = None) -> tuple[list[CaseResult], AdaptiveInfo | None]:
-    """Every case `num_runs` times; then, with `adapt`, rounds of re-runs of the unsure cases."""
+Emit = Callable[[CaseResult], None]
+
+
+async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Judge, progress: Progress, emit: Emit, adapt: Adapt | None = None) -> AdaptiveInfo | None:
+    """Every case `num_runs` times, each handed to `emit` in order as it is scored; with `adapt`,
+    rounds of re-runs of the unsure cases first (those rounds weigh every case at once)."""
     run = case_runner(agents, judge, progress, jobs)
+    if adapt is None:
+        await _in_order(jobs, run, emit, window=max(MIN_WINDOW, WINDOW_PER_WORKER * sum({j.suite.name: j.suite.concurrency for j in jobs}.values())))
+        return None
     first = await asyncio.gather(*(run(job, range(job.suite.num_runs)) for job in jobs))
     cases = {job_key(job): case for job, case in zip(jobs, first)}
-    info = await adapt.rounds(jobs, cases, run, progress) if adapt else None
-    return [_with_agent_metrics(cases[job_key(job)]) for job in jobs], info
+    info = await adapt.rounds(jobs, cases, run, progress)
+    for job in jobs:
+        emit(_with_agent_metrics(cases.pop(job_key(job))))
+    return info
+
+
+MIN_WINDOW = 64
+WINDOW_PER_WORKER = 4  # cases started ahead of the oldest unfinished one, per agent worker
+
+
+async def _in_order(jobs: list[CaseJob], run: Runner, emit: Emit, window: int) -> None:
+    """Cases started in order, at most `window` ahead of the oldest one not yet emitted: the
+    workers stay busy past a slow case, and no more than `window` finished cases wait for it."""
+    pending: deque[asyncio.Task[CaseResult]] = deque()
+    try:
+        for job in jobs:
+            pending.append(asyncio.ensure_future(run(job, range(job.suite.num_runs))))
+            while pending and (pending[0].done() or len(pending) >= window):
+                emit(_with_agent_metrics(await pending.popleft()))
+        while pending:
+            emit(_with_agent_metrics(await pending.popleft()))
+    finally:
+        for task in pending:
+            task.cancel()
 
 
 async def closing_agents(agents: Iterable[Agent], work: Awaitable[T]) -> T:
@@ -388,19 +435,28 @@ def run_suites(
     environ: Mapping[str, str] | None = None,
     progress_bar: bool = False,
     new_baseline: bool = False,
+    emit: Emit | None = None,
 ) -> Results:
     """Load each suite's agent, run and score every case of this shard, return the results.
     `logs` tames the agent's own logging once its modules are imported (they configure it).
     Suites with `num_runs: auto` then re-run the cases the gate is unsure about against `baseline`;
     with no baseline, or `new_baseline` (every suite then), they gather a first baseline.
-    `environ` holds the judge's endpoint and credentials (read before the agents are imported)."""
+    `environ` holds the judge's endpoint and credentials (read before the agents are imported).
+    With `emit`, each case goes there in order as it is scored, and the results returned hold
+    none: a big suite streams to its results file."""
     started = time.monotonic()
     first_baseline = new_baseline or baseline is None
     if first_baseline:
         suites = [first_baseline_suite(s) if s.adaptive or new_baseline else s for s in suites]
     jobs = plan(suites, shard)
-    check_scenarios(jobs)
     check_gated(jobs)
+    collected: list[CaseResult] = []
+    tally = AgentTally()
+
+    def take(case: CaseResult) -> None:
+        tally.add(case)
+        (emit or collected.append)(case)
+
     progress = progress or Progress(len(jobs), quiet=quiet, bar=progress_bar)
     # The judge: one for the whole run, so all judged metrics share its bound and cache. Made
     # before the agents are imported: what they set in os.environ is theirs, not the judge's.
@@ -415,7 +471,7 @@ def run_suites(
         logs.apply()
     try:
         adapt = Adapt(None if new_baseline else baseline, gate or GateSettings(), first_baseline) if any(j.suite.adaptive for j in jobs) else None
-        cases, adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, adapt)))
+        adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, take, adapt)))
     finally:
         for agent in agents.values():
             agent.close()
@@ -423,10 +479,10 @@ def run_suites(
             logs.restore()
     progress.finish()
     return new_results(
-        cases,
-        num_runs=max((len(c.runs) for c in cases), default=1) if adaptive else max((s.num_runs for s in suites), default=1),
+        collected,
+        num_runs=(tally.most_runs or 1) if adaptive else max((s.num_runs for s in suites), default=1),
         suites=[s.name for s in suites],
-        stats=with_judge_usage(_stats(cases, time.monotonic() - started), judge.usage()),
+        stats=with_judge_usage(tally.stats(time.monotonic() - started), judge.usage()),
         shard=shard,
         adaptive=adaptive,
     )

@@ -8,6 +8,7 @@ agent. Documented in docs/results-format.md; bump SCHEMA_VERSION on breaking cha
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any, Optional
 
 from pydantic import Field
@@ -17,7 +18,7 @@ from .eval_set import EvalCase, Invocation
 from .judge import JudgeFingerprint
 from .vocabulary import Status as Status  # re-exported: the schema names it here
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: one case per line (files/results.py); version 1's single line still reads
 
 
 class RubricVerdict(StrictModel):
@@ -115,7 +116,26 @@ def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:
     return f"{suite}/{eval_set_id}/{eval_id}"
 
 
-class CaseResult(StrictModel):
+class CaseNaming:
+    """A case's name and its failed runs, from its fields (a CaseResult, or a digest of one)."""
+
+    __slots__ = ()
+    suite: str
+    eval_set_id: str
+    eval_id: str
+    runs: Sequence[Any]
+
+    @property
+    def key(self) -> str:
+        return case_key(self.suite, self.eval_set_id, self.eval_id)
+
+    @property
+    def run_errors(self) -> list[str]:
+        """Why each failed run failed (the agent raised, timed out, had no key, ...)."""
+        return [r.error for r in self.runs if r.error]
+
+
+class CaseResult(CaseNaming, StrictModel):
     suite: str = "default"
     eval_set_id: str
     eval_set_file: Optional[str] = None  # repo-relative, for annotations
@@ -130,15 +150,6 @@ class CaseResult(StrictModel):
     # `num_runs: auto`: the first round's runs, planned before any outcome was seen; the runs after
     # them were chosen by the outcome (accept keeps them apart: docs/baseline.md). None: all planned.
     planned_runs: Optional[int] = Field(default=None, ge=0)
-
-    @property
-    def key(self) -> str:
-        return case_key(self.suite, self.eval_set_id, self.eval_id)
-
-    @property
-    def run_errors(self) -> list[str]:
-        """Why each failed run failed (the agent raised, timed out, had no key, ...)."""
-        return [r.error for r in self.runs if r.error]
 
 
 MAX_SHARDS = 1000  # `--shard I/N`: N at most this
@@ -215,3 +226,8 @@ class Results(StrictModel):
     @property
     def passed(self) -> bool:
         return not any(c.status == Status.FAILED for c in self.cases)
+
+    def fetch(self, keys: Iterable[str]) -> dict[str, CaseResult]:
+        """These cases (keys not found left out): what a report reads whole, as of a file's digest."""
+        wanted = set(keys)
+        return {c.key: c for c in self.cases if c.key in wanted}

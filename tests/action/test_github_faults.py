@@ -37,7 +37,7 @@ def test_github_unreachable_while_posting_is_exit_3_with_the_verdict_kept(tmp_pa
     assert "Traceback" not in run.stderr and "please report" not in run.stderr
     assert "agenteval" in run.summary and run.outputs["verdict"] == "failed"
     out = repo / "agenteval-results"
-    assert {"results.json", "comment.md", "report.html", "junit.xml"} <= {p.name for p in out.iterdir()}
+    assert {"results.json.gz", "comment.md", "report.html", "junit.xml"} <= {p.name for p in out.iterdir()}
     assert github.all_comments() == [] and github.check_runs == {}
 
 

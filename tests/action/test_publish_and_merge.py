@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 from .harness import BASE_SHA, BASELINE, HEAD_SHA, make_repo, pull_request_event, run_action
@@ -18,7 +19,7 @@ def test_publish_posts_the_verdict_of_an_uploaded_artifact_without_running_the_a
     assert fork.code == 1 and github.all_comments() == []
     out = evaluated / "agenteval-results"
     run_id = github.add_run(HEAD_SHA, {"agenteval-results": {
-        "results.json": (out / "results.json").read_bytes(), "pull.json": (out / "pull.json").read_bytes()}})
+        "results.json.gz": (out / "results.json.gz").read_bytes(), "pull.json": (out / "pull.json").read_bytes()}})
 
     trusted = make_repo(tmp_path / "default-branch")
     (trusted / "agent.py").write_text("raise SystemExit('publish must not import the agent')\n")
@@ -50,7 +51,7 @@ def test_shards_then_merge_give_one_verdict_one_comment_one_check(tmp_path, gith
     assert github.all_comments() == [] and github.check_runs == {}
     merged = run_action(tmp_path, repo, github.base_url, "pull_request", pull_request_event(), inputs={"mode": "merge"})
     assert merged.code == 1, merged.stderr
-    results = json.loads((repo / "agenteval-results" / "results.json").read_text())
+    results = json.loads(gzip.decompress((repo / "agenteval-results" / "results.json.gz").read_bytes()))
     assert len(results["cases"]) == 11
     assert len(github.all_comments()) == 1 and len(github.check_runs) == 1
 

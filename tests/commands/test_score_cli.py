@@ -38,7 +38,7 @@ def test_identical_outputs_pass_and_write_results(tmp_path, capsys):
     assert main(["score", str(expected), "--actual", str(actual), "--json", str(out)]) == 0
     results = json.loads(out.read_text())
     metric = results["cases"][0]["metrics"]["tool_trajectory_avg_score"]
-    assert results["schema_version"] == 1
+    assert results["schema_version"] == 2
     assert metric["score"] == 1.0 and metric["status"] == "PASSED"
     assert results["cases"][0]["metrics"]["response_match_score"]["score"] == 1.0
 

@@ -137,3 +137,42 @@ def test_progress_prints_plain_lines_and_a_summary():
     bar = io.StringIO()
     Progress(4, bar, bar=True).case_done(failed=False)
     assert bar.getvalue().startswith("\r[#######.......................] 1/4 cases")
+
+
+PACED = '''
+import asyncio, os
+
+async def paced(text, session):
+    if text.startswith("hi "):
+        with open(os.environ["PACED_LOG"], "a") as log:
+            log.write(session.case_id + "\\n")
+    await asyncio.sleep(0.3 if session.case_id == "c00" else 0.005)
+    return {"response": f"echo {text} #{1 if text.startswith('hi ') else 2}", "tool_calls": [{"name": "lookup", "args": {"q": text}}]}
+'''
+
+
+def test_cases_stream_out_in_order_with_a_bounded_window_ahead(tmp_path, monkeypatch):
+    """A run hands each case on as it is scored, in eval-set order; workers go on past a slow
+    case, but never more than the window of cases ahead of the oldest one not handed on."""
+    from agenteval_ci.runner import suites
+
+    monkeypatch.setattr(suites, "MIN_WINDOW", 1)
+    monkeypatch.setattr(suites, "WINDOW_PER_WORKER", 2)  # concurrency 3: a window of 6
+    log = tmp_path / "started.txt"
+    monkeypatch.setenv("PACED_LOG", str(log))
+    ids = [f"c{i:02d}" for i in range(20)]
+    config = make_project(tmp_path, ids, function="paced", extra="concurrency: 3\n")
+    (tmp_path / "agent.py").write_text(PACED)
+    emitted: list[str] = []
+    started_at_emit: list[int] = []
+
+    def emit(case):
+        started_at_emit.append(len(log.read_text().split()))
+        emitted.append(case.eval_id)
+
+    project = load_project(config)
+    results = run_suites(project.suites, progress=Progress(0, io.StringIO(), bar=False), emit=emit)
+    assert emitted == ids and results.cases == []
+    assert results.stats.agent_turns == 40
+    assert all(started - done <= 6 for done, started in enumerate(started_at_emit))
+    assert started_at_emit[0] > 3  # the workers went on past the slow first case
