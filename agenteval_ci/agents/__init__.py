@@ -84,6 +84,23 @@ def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int
         raise UsageError(f"{where}: {exc}" if where else str(exc)) from exc.__cause__
 
 
+def agent_folder(spec: Union[str, RemoteAgentConfig], base_dir: Path) -> Path:
+    """The folder an agent lives in, found without importing it: an ADK package folder, a .py
+    file's folder, a dotted module's top package folder when it is beside the config, else the
+    config's folder (a served agent, an installed module)."""
+    if isinstance(spec, RemoteAgentConfig):
+        return base_dir
+    match = CALLABLE_SPEC.match(spec)
+    target = match["target"] if match and len(match["target"]) > 1 and not _is_package_folder(base_dir / spec) else spec
+    path = base_dir / target
+    if path.is_dir():
+        return path
+    if target.endswith(".py"):
+        return path.parent
+    top = base_dir / target.split(".", 1)[0]
+    return top if top.is_dir() else base_dir
+
+
 def agent_problem(spec: str, base_dir: Path) -> str | None:
     """Why the suite's `agent` cannot be found, checked without importing anything (validate
     runs no user code): a folder with __init__.py, a .py file, a callable's file, or a module

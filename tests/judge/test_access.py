@@ -72,3 +72,24 @@ def test_the_key_never_shows_in_a_repr():
 def test_the_yaml_base_url_wins_over_the_environment():
     access = JudgeAccess.from_env({"GOOGLE_API_KEY": "k", "GOOGLE_GEMINI_BASE_URL": "http://env"}, base_url="http://yaml")
     assert access.base_url == "http://yaml"
+
+
+def test_a_key_kept_in_the_agents_env_reaches_the_judge_and_the_agent(tmp_path):
+    """ADK's quickstart keeps GOOGLE_API_KEY in the agent folder's .env; `adk eval` loads it, so we do."""
+    agent = 'import os\nSEEN = os.environ["AGENT_SETTING"]\n' + AGENT
+    config = write_project(tmp_path, agent=agent, cases=2)
+    (tmp_path / ".git").mkdir()
+    with FakeGemini(responder=verdicts, api_key="the-dotenv-key") as fake:
+        (tmp_path / ".env").write_text(f"GOOGLE_API_KEY=the-dotenv-key\nGOOGLE_GEMINI_BASE_URL={fake.base_url}\nAGENT_SETTING=1\n")
+        env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+        done = subprocess.run([sys.executable, "-m", "agenteval_ci", "run", "--config", str(config), "--json", "r.json", "--log-level", "INFO"],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        asked = len(fake.requests)
+    assert asked > 0 and "credentials" not in done.stdout + done.stderr
+    assert f"note: loaded {(tmp_path / '.env').resolve().as_posix()} (3 variable(s) not already set)" in done.stderr
+    scores = judged_scores(json.loads((tmp_path / "r.json").read_text()))
+    assert {status for _, status, _ in scores.values()} == {"PASSED", "FAILED"}
+    env["ADK_DISABLE_LOAD_DOTENV"] = "1"  # ADK's switch: the agent no longer finds its setting
+    done = subprocess.run([sys.executable, "-m", "agenteval_ci", "run", "--config", str(config), "--json", "r2.json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "AGENT_SETTING" in done.stdout + done.stderr
