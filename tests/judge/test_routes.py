@@ -66,3 +66,22 @@ def test_adks_class_prefix_and_an_unknown_name():
     assert family("LiteLlm:anthropic/claude-3", {}) == ("anthropic", "claude-3")
     with pytest.raises(Unresolved, match="judge model 'my-model' not found"):
         family("my-model", {})
+
+
+@pytest.mark.parametrize("model", [n for n in NAMES if not n.startswith("projects/")])
+def test_init_names_a_key_the_judges_route_reads(model):
+    """init's table (core/credentials.py) and the judge's (judge/routes.py) know the same model
+    strings: for each, the key init tells the user to set is one the route reads."""
+    from agenteval_ci.core.credentials import provider_of
+    from agenteval_ci.judge.routes import ENDPOINTS
+
+    provider = provider_of(model)
+    assert provider is not None, model
+    name, _ = family(model, {})
+    endpoint = ENDPOINTS.get(name)
+    if endpoint is None or endpoint.protocol == "litellm" or not endpoint.key_variables:
+        return  # Gemini (access.py), LiteLLM's own variables, or a keyless server
+    secrets = [v.name for v in provider.variables if v.secret]
+    assert secrets and secrets[0] in endpoint.key_variables, (model, secrets, endpoint.key_variables)
+    if endpoint.base_url is None:  # no default endpoint (Azure, Databricks): init names where it is
+        assert {v.name for v in provider.variables if not v.secret} & set(endpoint.url_variables), model
