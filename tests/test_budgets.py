@@ -202,10 +202,15 @@ def test_a_rise_over_the_budget_that_noise_explains_is_not_a_breach(tmp_path):
     base = scored(tmp_path, "base", runs_of(4, noisy_tokens(rng, sizes, 2, spread=0.5)), 4)
     new = scored(tmp_path, "new", runs_of(4, [[int(s * 1.2) for s in row] for row in noisy_tokens(rng, sizes, 1, spread=0.5)]), 4)
     settings = GateSettings(budgets={"token_usage_v1": "+10%"})
-    tokens = compare(new, baseline_of(base, settings), settings).budgets[0]
+    comparison = compare(new, baseline_of(base, settings), settings)
+    tokens = comparison.budgets[0]
     assert tokens.mode == "stochastic" and tokens.increase > 0.1  # over the budget by the estimate ...
     assert tokens.verdict == "within" and tokens.bound < 0 and "not beyond noise" in tokens.reason  # ... but not beyond noise
     assert "run(s) per case would settle it" in tokens.reason or "more runs now cannot settle it" in tokens.reason
+    # ... and every renderer says it is unsure, and why
+    assert "allowed +10%: within budget, unsure" in render_budgets(comparison) and "not beyond noise" in render_budgets(comparison)
+    comment = render_comment(comparison, new)
+    assert "🟡 within budget, unsure" in comment and "not beyond noise" in comment
 
 
 def test_an_unpriced_model_now_is_lost_evidence_not_a_cheaper_run(tmp_path):

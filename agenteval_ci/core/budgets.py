@@ -222,6 +222,11 @@ class BudgetSummary:
         return self.verdict == "breached"
 
     @property
+    def doubtful(self) -> bool:
+        """Within, but only because the rise over the budget is not beyond noise (the reason says what would settle it)."""
+        return self.verdict == "within" and self.reason.startswith("unsure")
+
+    @property
     def what(self) -> str:
         return FIGURES[self.key].what
 
