@@ -374,19 +374,26 @@ def typical_rise(pairs: list[_Pair], alpha: float, runs: int | None = None) -> R
     what shuffling each case's runs between now and the baseline would give 1 - alpha of the time:
     the shuffles' spread is known exactly (from every run, both sides, not from the cases' spread,
     so a suite whose noise is lopsided - a run in six stops early - is not fooled when the few
-    runs now happen to miss it), and its skew raises the bar, never lowers it (Cornish-Fisher)."""
+    runs now happen to miss it); the bar is Student's t over the cases, and the shuffles' skew
+    raises it, never lowers it (Cornish-Fisher)."""
     offset = _offset(pairs)
     cases = [shuffled(p, offset, runs) for p in pairs]
     n = len(cases)
     mean = sum(c.ratio for c in cases) / n
     variance = sum(c.variance for c in cases)
-    z = NormalDist().inv_cdf(1 - alpha) if alpha > 0 else math.inf
-    if variance <= 0:
-        return Rise(math.expm1(mean), None, 0.0, z)
+    z = _bar(alpha, n)
+    if variance <= 0 or math.isinf(z):
+        return Rise(math.expm1(mean), None, math.sqrt(variance) / n, z)
     skew = sum(c.skew for c in cases) / variance**1.5
     critical = z + max(0.0, skew / 6 * (z * z - 1))
     error = math.sqrt(variance) / n
-    return Rise(math.expm1(mean), math.expm1(mean - critical * error) if alpha > 0 else None, error, critical)
+    return Rise(math.expm1(mean), math.expm1(mean - critical * error), error, critical)
+
+
+def _bar(alpha: float, cases: int) -> float:
+    """Standard errors to clear: Student's t quantile over the cases rather than the normal one,
+    the room the shuffle's normal approximation needs with few cases (none under 2 cases)."""
+    return t_quantile(1 - alpha, cases - 1) if alpha > 0 and cases > 1 else math.inf
 
 
 def runs_to_settle(pairs: list[_Pair], rise: Rise, alpha: float) -> int | None:
@@ -394,7 +401,7 @@ def runs_to_settle(pairs: list[_Pair], rise: Rise, alpha: float) -> int | None:
     when no number would (the baseline's own runs are too few: their noise alone is too large)."""
     offset, n = _offset(pairs), len(pairs)
     cases = [shuffled(p, offset) for p in pairs]
-    aim = (n * math.log1p(rise.typical) / NormalDist().inv_cdf(1 - alpha)) ** 2 - sum(c.spread / len(p.before) for c, p in zip(cases, pairs))
+    aim = (n * math.log1p(rise.typical) / _bar(alpha, n)) ** 2 - sum(c.spread / len(p.before) for c, p in zip(cases, pairs))
     if rise.typical <= 0 or aim <= 0:
         return None
     return max(1, math.ceil(sum(c.spread for c in cases) / aim))

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from agenteval_ci.core.budgets import CaseDelta, Looks, _Pair, budget_summary, runs_to_settle, shuffled, typical_rise
+from agenteval_ci.core.budgets import CaseDelta, Looks, _Pair, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
 
 
 def pair(case: str, before: list[float], now: list[float]) -> _Pair:
@@ -49,7 +49,7 @@ def test_a_breach_is_one_sided_at_alpha():
     the figure rose (a fall never breaches, whatever its size)."""
     rises = {r: typical_rise(_suite(r), 0.05) for r in (0.045, 0.05, 0.052, 0.055)}
     z = {r: math.log1p(rise.typical) / rise.error for r, rise in rises.items()}
-    between = [r for r in rises if 1.645 < z[r] < 1.96]
+    between = [r for r in rises if t_quantile(0.95, 39) < z[r] < t_quantile(0.975, 39)]
     assert between, z
     assert all(summary(_suite(r), budget=0.0).breached for r in between)
     assert not summary(_suite(-0.5), budget=0.0).breached
@@ -74,7 +74,7 @@ def test_skew_raises_the_bar_and_never_lowers_it():
     one; a left-skewed one leaves it."""
     right = [pair(f"c{i}", [1000.0] * 5, [1800.0 if i % 6 == 0 else 1000.0]) for i in range(60)]
     left = [pair(f"c{i}", [1000.0] * 4 + [300.0], [1000.0]) for i in range(60)]
-    z = 1.6448536
+    z = t_quantile(0.95, 59)
     assert typical_rise(right, 0.05).critical > z + 0.01
     assert typical_rise(left, 0.05).critical == pytest.approx(z)
 
