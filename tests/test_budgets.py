@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.baseline import baseline_from_results, load_baseline
 from agenteval_ci.core.budgets import compare_budgets, run_figure, t_cdf, t_quantile
 from agenteval_ci.core.gate import compare
 from agenteval_ci.core.prices import BUILTIN_PRICES, UNREPORTED_MODEL, run_cost
@@ -339,12 +339,14 @@ def reply(text, session):
 '''
 
 
-def test_num_runs_auto_stops_its_rounds_once_a_budget_is_breached(tmp_path, capsys):
-    """A Python agent whose lookups per turn are noisy; `agenteval run` with num_runs: auto."""
-    cases = {f"c{i}": [{"user_content": {"role": "user", "parts": [{"text": f"q{i}"}]},
-                        "final_response": {"role": "model", "parts": [{"text": "ok"}]}}] for i in range(12)}
+def noisy_project(tmp_path: Path, cases: int, pr_extra: float) -> Path:
+    """A project whose agent looks up twice in 30% of turns, with a first baseline accepted
+    (`tool_call_count_v1: +5%`, num_runs: auto), then pointed at the PR's agent, which looks up
+    twice in `pr_extra` of them. Returns agenteval.yaml."""
+    turns = {f"c{i}": [{"user_content": {"role": "user", "parts": [{"text": f"q{i}"}]},
+                        "final_response": {"role": "model", "parts": [{"text": "ok"}]}}] for i in range(cases)}
     (tmp_path / "evals").mkdir()
-    write_set(tmp_path / "evals" / "shop.evalset.json", cases)
+    write_set(tmp_path / "evals" / "shop.evalset.json", turns)
     (tmp_path / "evals" / "test_config.json").write_text(json.dumps(ONLY_RESPONSES))
     (tmp_path / "agent.py").write_text(NOISY_AGENT.format(extra=0.3))
     config = tmp_path / "agenteval.yaml"
@@ -352,8 +354,14 @@ def test_num_runs_auto_stops_its_rounds_once_a_budget_is_breached(tmp_path, caps
                       "suites:\n  - agent: agent.py:reply\n    eval_sets: evals/*.evalset.json\n    num_runs: auto\n")
     assert main(["run", "--config", str(config), "--new-baseline", "-q"]) == 0
     assert main(["accept", "--config", str(config)]) == 0
-    (tmp_path / "agent_pr.py").write_text(NOISY_AGENT.format(extra=1.0))  # every turn looks up twice now
+    (tmp_path / "agent_pr.py").write_text(NOISY_AGENT.format(extra=pr_extra))
     config.write_text(config.read_text().replace("agent.py:reply", "agent_pr.py:reply"))  # a new module: this process imported agent.py
+    return config
+
+
+def test_num_runs_auto_stops_its_rounds_once_a_budget_is_breached(tmp_path, capsys):
+    """A Python agent whose lookups per turn are noisy; `agenteval run` with num_runs: auto."""
+    config = noisy_project(tmp_path, 12, pr_extra=1.0)  # every turn looks up twice now
     capsys.readouterr()
     assert main(["run", "--config", str(config), "-q"]) == 1
     results = read_results(tmp_path / ".agenteval" / "results.json")
@@ -390,3 +398,25 @@ def test_a_results_file_read_as_digests_gives_the_baseline_and_the_budgets_of_th
     assert compare_budgets(pr, from_whole, settings) == compare_budgets(later, from_whole, settings)
     assert suite_costs(pr, from_whole) == suite_costs(later, from_whole)
     assert compare(pr, from_whole, settings) == compare(later, from_whole, settings)
+
+
+def test_num_runs_auto_runs_a_plausible_breach_again_up_to_the_second_look(tmp_path, capsys):
+    """The PR's agent looks up twice a little more often: on one run per case the rise is over
+    the budget by the estimate but not beyond noise, so every case whose lookups vary runs again
+    until the second look (3 runs per case, num_runs: auto's default run_budget), which decides;
+    a case whose lookups agree on every run (five in the baseline, one now) is not run again."""
+    config = noisy_project(tmp_path, 16, pr_extra=0.6)
+    capsys.readouterr()
+    code = main(["run", "--config", str(config), "-q"])
+    results = read_results(tmp_path / ".agenteval" / "results.json")
+    runs = [len(c.runs) for c in results.cases]
+    assert results.adaptive is not None and results.adaptive.rounds == 3, results.adaptive
+    assert set(runs) == {1, 3} and sum(runs) <= 3 * len(runs)
+    rerun = [c for c in results.cases if len(c.runs) > 1]
+    assert rerun and all("tool_call_count_v1: a rise over its budget (+5%) is not ruled out" in (c.runs_note or "") for c in rerun)
+    out = capsys.readouterr().out
+    baseline = load_baseline(next(tmp_path.glob("**/baseline.json")), required=True)
+    budget = compare_budgets(results, baseline, GateSettings(budgets={"tool_call_count_v1": "+5%"}))[0]
+    # the agent is seeded per case and run: the second look (97.5%: half of alpha) finds the breach
+    assert code == 1 and budget.breached and "over budget on tool_call_count_v1" in out
+    assert "97.5% bound" in budget.reason and budget.typical > 0.05

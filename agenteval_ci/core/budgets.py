@@ -8,15 +8,19 @@ with its runs now, and the case is the unit. A budget is **breached** when
   least twice to show it) and any case's figure rose by more than the budget, as a worsened case
   does in a deterministic score gate; or
 - the **typical case's rise** (per case, the mean log figure now minus the baseline's; averaged
-  over cases, as a ratio - 1) is beyond the budget and beyond noise: the lower end of its
-  two-sided Student-t interval (n - 1 degrees of freedom) at the budget's share of alpha is
-  above zero.
+  over cases, as a ratio - 1) is beyond the budget and beyond noise, one-sided (did it rise?):
+  its mean clears what it would be, 1 - alpha of the time, were each case's runs now and the
+  baseline's shuffled between the two (nothing changed: they are exchangeable). That spread is
+  computed exactly from every run; the bar is Student's t over the cases, raised by the
+  shuffles' skew (never lowered).
 
 The suite's total (the cases' mean figures summed, baseline -> PR: what the bill says) is shown
 beside it. Alpha, 1 - confidence, is shared out over the suite's budgets (Bonferroni). With
-`num_runs: auto` the budgets are tested after every round (more runs are asked for while a
-budget looks breached but is not beyond noise yet), so round k tests at alpha x 6 / (pi^2 k^2):
-however the rounds go and end, the chance of ever breaching an unchanged figure stays below alpha.
+`num_runs: auto` the budgets are tested on every case's first round and on its first
+floor(run_budget) runs, at half of alpha each (`Looks`); while a breach is plausible but not
+beyond noise, the cases whose runs vary run again until the second look. Each look is a test of
+a fixed share of the runs, so however the rounds go the chance of breaching an unchanged figure
+stays below alpha.
 """
 
 from __future__ import annotations
