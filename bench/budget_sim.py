@@ -4,19 +4,24 @@ Simulated agents whose token use is noisy run a suite; the baseline and the resu
 the real code: each run is a RunRecord whose turn carries the model calls' usage (as an ADK agent
 records it), the baseline is written by baseline_from_results with the budgeted figures, and the
 verdict comes from gate.compare at the default settings (confidence 0.95) with
-`gate.budgets: {token_usage_v1: BUDGET}`. Only the agent is simulated.
+`gate.budgets: {token_usage_v1: BUDGET}`. With `--pr-runs auto` the pull request's runs are
+chosen as `num_runs: auto` chooses them (its defaults: min_runs 1, max_runs 10, run_budget 3):
+round by round by adaptive.plan_round within adaptive.within_limits, as the runner does. Only
+the agent is simulated.
 
   python bench/budget_sim.py [--trials 400] [--cases 100] [--seed 1] [--budgets +5%,+0%]
                              [--noise ln25,ln40,retry,calls] [--baselines first,fixed1]
+                             [--pr-runs 1|N|auto] [--jobs 2]
 
 Each case has its own size (tokens per turn, log-normal across cases: some cases are 10x others).
 Noise models, per run of a case:
-  ln25   tokens x exp(N(0, 0.25)): about 25% run-to-run spread
-  ln40   tokens x exp(N(0, 0.40)): about 40%
+  ln25   tokens x exp(N(0, 0.25)): about 25% run-to-run spread (ln30, ln40, ln50 likewise)
   retry  tokens x exp(N(0, 0.10)), and 1 run in 6 retries a model call: x1.8 (a skewed, bimodal spread)
   calls  1 + Poisson(2) model calls per turn, each about the case's size x exp(N(0, 0.1)) (discrete)
+  drop   tokens x exp(N(0, 0.10)), and 1 run in 6 stops early: x0.3 (skewed the other way)
 Baselines: `first` (every case 5 times: what `agenteval init` / `run --new-baseline` makes) or
-`fixedN` (N runs per case). The pull request runs every case once (num_runs: 1, the default; `--pr-runs N` for more).
+`fixedN` (N runs per case). The pull request runs every case once (num_runs: 1, the default),
+N times, or `auto`: then each row shows both, the first round alone being num_runs: 1.
 
 Rows: A/A (nothing changed: a breach is a false alarm), +10% tokens (every run 10% heavier:
 a breach is caught), and a deterministic +1 tool call per turn (tool_call_count_v1: +0%, one
@@ -29,16 +34,21 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import random
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from agenteval_ci.core.adaptive import plan_round, within_limits
 from agenteval_ci.core.baseline import baseline_from_results
 from agenteval_ci.core.gate import compare
 from agenteval_ci.files.results import new_results
-from agenteval_ci.schema import CaseResult, EvalCase, Invocation, Results, RunRecord, Status, UsageMetadata
+from agenteval_ci.schema import AdaptiveInfo, CaseResult, EvalCase, Invocation, Results, RunRecord, Status, UsageMetadata
+from agenteval_ci.schema.baseline import Baseline
 from agenteval_ci.schema.content import Content, FunctionCall, Part
 from agenteval_ci.schema.eval_set import InvocationEvent, InvocationEvents
+from agenteval_ci.schema.project import AdaptiveRuns
 from agenteval_ci.schema.settings import GateSettings
 
 Noise = Callable[[random.Random, float], list[int]]  # (rng, case size) -> input tokens of each model call of one turn
@@ -66,7 +76,12 @@ def _calls(rng: random.Random, size: float) -> list[int]:
     return [int(size / 3 * math.exp(rng.gauss(0, 0.1))) for _ in range(1 + _poisson(rng, 2))]
 
 
-NOISE: dict[str, Noise] = {"ln25": _ln(0.25), "ln40": _ln(0.40), "retry": _retry, "calls": _calls}
+def _drop(rng: random.Random, size: float) -> list[int]:
+    base = size * math.exp(rng.gauss(0, 0.10))
+    return [int(0.3 * base)] if rng.random() < 1 / 6 else [int(base)]
+
+
+NOISE: dict[str, Noise] = {"ln25": _ln(0.25), "ln30": _ln(0.30), "ln40": _ln(0.40), "ln50": _ln(0.50), "retry": _retry, "calls": _calls, "drop": _drop}
 
 
 # ---------------------------------------------------------------- runs as the real records
@@ -129,14 +144,72 @@ def _rate(hits: int, n: int) -> str:
     return f"{hits / n:6.1%} [{lo:.1%}, {hi:.1%}]"
 
 
-def trial(rng: random.Random, cases: int, noise: Noise, baseline_runs: int, settings: GateSettings, effect: str, pr_runs: int = 1) -> bool:
+AUTO = AdaptiveRuns()  # num_runs: auto's defaults
+
+
+@dataclass(frozen=True)
+class Outcome:
+    once: bool  # breached on one run of every case (num_runs: 1)
+    auto: bool  # breached when the runs went on as num_runs: auto has them (= once without --pr-runs auto)
+    runs: float  # runs per case the pull request spent
+
+
+def _more_runs(result: CaseResult, record: RunRecord) -> CaseResult:
+    return result.model_copy(update={"runs": [*result.runs, record.model_copy(update={"index": len(result.runs)})]})
+
+
+def _auto(pr: Results, baseline: Baseline, settings: GateSettings, noise: Noise, rng: random.Random, draw: Callable[[int, int], Results]) -> Results:
+    """The rounds the runner plays (runner/suites.py, Adapt.rounds) with a simulated agent."""
+    cases = {c.key: c for c in pr.cases}
+    index = {c.key: i for i, c in enumerate(pr.cases)}
+    room = {"default": int(AUTO.run_budget * len(cases)) - len(cases)}
+    rounds = 1
+    while True:
+        info = AdaptiveInfo(min_runs=AUTO.min_runs, max_runs=AUTO.max_runs, run_budget=AUTO.run_budget, rounds=rounds)
+        results = new_results(list(cases.values()), num_runs=1, adaptive=info)
+        plan = plan_round(results, baseline, settings)
+        chosen, _ = within_limits(plan.reruns, cases, {"default": AUTO}, room)
+        if plan.decided or not chosen:
+            return results
+        rounds += 1
+        for rerun in chosen:
+            cases[rerun.key] = _more_runs(cases[rerun.key], draw(index[rerun.key], 1).cases[0].runs[0])
+
+
+def trial(rng: random.Random, cases: int, noise: Noise, baseline_runs: int, settings: GateSettings, effect: str, pr_runs: int | str = 1) -> Outcome:
     sizes = [1000 * math.exp(rng.gauss(0, 1.0)) for _ in range(cases)]
     tools = [rng.randint(0, 3) for _ in range(cases)]
     keys = sorted({*settings.budget_keys(), "cost_usd"})
     baseline = baseline_from_results(_results(sizes, tools, baseline_runs, noise, rng), figures=keys)
     scale, more = (1.10, 0) if effect == "+10%" else (1.0, 1 if effect == "tool" else 0)
-    pr = _results(sizes, tools, pr_runs, noise, rng, scale, more)
-    return any(b.breached for b in compare(pr, baseline, settings).budgets)
+
+    def draw(case: int, runs: int) -> Results:
+        return _results(sizes[case:case + 1], tools[case:case + 1], runs, noise, rng, scale, more)
+
+    pr = _results(sizes, tools, 1 if pr_runs == "auto" else int(pr_runs), noise, rng, scale, more)
+    once = any(b.breached for b in compare(pr, baseline, settings).budgets)
+    if pr_runs != "auto":
+        return Outcome(once, once, len(pr.cases[0].runs))
+    ended = _auto(pr, baseline, settings, noise, rng, draw)
+    return Outcome(once, any(b.breached for b in compare(ended, baseline, settings).budgets), sum(len(c.runs) for c in ended.cases) / cases)
+
+
+def row(job: tuple[str, str, str, argparse.Namespace]) -> str:
+    budget, name, path, args = job
+    tokens = GateSettings(budgets={"token_usage_v1": budget})
+    tool_settings = GateSettings(budgets={"tool_call_count_v1": "+0%"})
+    runs = 5 if path == "first" else int(path.removeprefix("fixed"))
+    rng = random.Random(f"{args.seed}:{budget}:{name}:{path}")
+    pr_runs = args.pr_runs if args.pr_runs == "auto" else int(args.pr_runs)
+    aa = [trial(rng, args.cases, NOISE[name], runs, tokens, "none", pr_runs) for _ in range(args.trials)]
+    hit = [trial(rng, args.cases, NOISE[name], runs, tokens, "+10%", pr_runs) for _ in range(args.trials)]
+    tools = max(1, args.trials // 10)
+    tool = sum(trial(rng, args.cases, NOISE[name], runs, tool_settings, "tool").once for _ in range(tools))
+    line = f"{budget:>7} {name:>6} {path:>8}  {_rate(sum(o.once for o in aa), args.trials):>24}  {_rate(sum(o.once for o in hit), args.trials):>24}"
+    if pr_runs == "auto":
+        line += (f"  {_rate(sum(o.auto for o in aa), args.trials):>24} {sum(o.runs for o in aa) / args.trials:5.2f}"
+                 f"  {_rate(sum(o.auto for o in hit), args.trials):>24} {sum(o.runs for o in hit) / args.trials:5.2f}")
+    return line + f"  {_rate(tool, tools):>24}"
 
 
 def main() -> None:
@@ -147,23 +220,20 @@ def main() -> None:
     parser.add_argument("--budgets", default="+5%,+0%")
     parser.add_argument("--noise", default="ln25,ln40,retry,calls")
     parser.add_argument("--baselines", default="first,fixed1")
-    parser.add_argument("--pr-runs", type=int, default=1, help="runs of every case in the pull request (num_runs)")
+    parser.add_argument("--pr-runs", default="1", help="runs of every case in the pull request: a number (num_runs) or auto")
+    parser.add_argument("--jobs", type=int, default=1, help="rows measured at once, one process each")
     args = parser.parse_args()
-    print(f"{args.cases} cases, {args.trials} trials per row; the pull request runs every case {args.pr_runs} time(s); confidence 0.95")
-    print(f"{'budget':>7} {'noise':>6} {'baseline':>8}  {'A/A false alarms':>24}  {'+10% tokens caught':>24}  {'+1 tool call/turn caught':>24}")
+    runs = "as num_runs: auto has them, and once" if args.pr_runs == "auto" else f"{args.pr_runs} time(s)"
+    print(f"{args.cases} cases, {args.trials} trials per row; the pull request runs every case {runs}; confidence 0.95")
+    header = f"{'budget':>7} {'noise':>6} {'baseline':>8}  {'A/A false alarms':>24}  {'+10% tokens caught':>24}"
+    if args.pr_runs == "auto":
+        header += f"  {'A/A, auto':>24} {'runs':>5}  {'+10%, auto':>24} {'runs':>5}"
+    print(header + f"  {'+1 tool call/turn caught':>24}")
     started = time.perf_counter()
-    for budget in args.budgets.split(","):
-        tokens = GateSettings(budgets={"token_usage_v1": budget})
-        tool_settings = GateSettings(budgets={"tool_call_count_v1": "+0%"})
-        for name in args.noise.split(","):
-            for path in args.baselines.split(","):
-                runs = 5 if path == "first" else int(path.removeprefix("fixed"))
-                rng = random.Random(f"{args.seed}:{budget}:{name}:{path}")
-                aa = sum(trial(rng, args.cases, NOISE[name], runs, tokens, "none", args.pr_runs) for _ in range(args.trials))
-                hit = sum(trial(rng, args.cases, NOISE[name], runs, tokens, "+10%", args.pr_runs) for _ in range(args.trials))
-                tool = sum(trial(rng, args.cases, NOISE[name], runs, tool_settings, "tool") for _ in range(max(1, args.trials // 10)))
-                print(f"{budget:>7} {name:>6} {path:>8}  {_rate(aa, args.trials):>24}  {_rate(hit, args.trials):>24}  "
-                      f"{_rate(tool, max(1, args.trials // 10)):>24}", flush=True)
+    jobs = [(b, n, p, args) for b in args.budgets.split(",") for n in args.noise.split(",") for p in args.baselines.split(",")]
+    with multiprocessing.Pool(args.jobs) as pool:
+        for line in pool.imap(row, jobs):
+            print(line, flush=True)
     elapsed = time.perf_counter() - started
     rng = random.Random(args.seed)
     anchor_settings = GateSettings(budgets={"token_usage_v1": "+1000%"})

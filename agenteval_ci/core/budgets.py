@@ -8,15 +8,19 @@ with its runs now, and the case is the unit. A budget is **breached** when
   least twice to show it) and any case's figure rose by more than the budget, as a worsened case
   does in a deterministic score gate; or
 - the **typical case's rise** (per case, the mean log figure now minus the baseline's; averaged
-  over cases, as a ratio - 1) is beyond the budget and beyond noise: the lower end of its
-  two-sided Student-t interval (n - 1 degrees of freedom) at the budget's share of alpha is
-  above zero.
+  over cases, as a ratio - 1) is beyond the budget and beyond noise, one-sided (did it rise?):
+  its mean clears what it would be, 1 - alpha of the time, were each case's runs now and the
+  baseline's shuffled between the two (nothing changed: they are exchangeable). That spread is
+  computed exactly from every run; the bar is Student's t over the cases, raised by the
+  shuffles' skew (never lowered).
 
 The suite's total (the cases' mean figures summed, baseline -> PR: what the bill says) is shown
 beside it. Alpha, 1 - confidence, is shared out over the suite's budgets (Bonferroni). With
-`num_runs: auto` the budgets are tested after every round (more runs are asked for while a
-budget looks breached but is not beyond noise yet), so round k tests at alpha x 6 / (pi^2 k^2):
-however the rounds go and end, the chance of ever breaching an unchanged figure stays below alpha.
+`num_runs: auto` the budgets are tested on every case's first round and on its first
+floor(run_budget) runs, at half of alpha each (`Looks`); while a breach is plausible but not
+beyond noise, the cases whose runs vary run again until the second look. Each look is a test of
+a fixed share of the runs, so however the rounds go the chance of breaching an unchanged figure
+stays below alpha.
 """
 
 from __future__ import annotations
@@ -155,10 +159,29 @@ def t_cdf(t: float, df: int) -> float:
     return 0.5 + inside / 2
 
 
-def look_alpha(alpha: float, look: int) -> float:
-    """Round `look`'s share of alpha when the budgets are tested after every round: the shares
-    6 / (pi^2 k^2) add up to 1 over any number of rounds."""
-    return alpha * 6 / (math.pi**2 * look**2)
+@dataclass(frozen=True)
+class Looks:
+    """When the budgets are tested, and at what share of alpha. Fixed runs: once, on every run,
+    at all of it. `num_runs: auto`: at most twice, each on a fixed share of the data, so that
+    the re-runs a doubtful budget asks for cannot spend its alpha twice: on every case's first
+    `first` runs (the first round) and on its first `last` runs (the most the run budget pays for
+    every case), each at half of alpha. Between the two the budget only decides whether to go on."""
+
+    first: int = 0  # 0: fixed runs, one look on every run
+    last: int = 0
+
+    def share(self, runs: int) -> float:
+        """Alpha's share for a look on every case's first `runs` runs."""
+        if not self.first or self.last <= self.first:
+            return 1.0
+        return 0.5 if runs in (self.first, self.last) else 0.0
+
+
+def looks_of(results: ScoredResults) -> Looks:
+    adaptive = results.adaptive
+    if adaptive is None:
+        return Looks()
+    return Looks(adaptive.min_runs, max(adaptive.min_runs, min(adaptive.max_runs, int(adaptive.run_budget))))
 
 
 # ---------------------------------------------------------------- one budget of one suite
@@ -203,6 +226,11 @@ class BudgetSummary:
         return self.verdict == "breached"
 
     @property
+    def doubtful(self) -> bool:
+        """Within, but only because the rise over the budget is not beyond noise (the reason says what would settle it)."""
+        return self.verdict == "within" and self.reason.startswith("unsure")
+
+    @property
     def what(self) -> str:
         return FIGURES[self.key].what
 
@@ -225,6 +253,11 @@ class _Pair:
     @property
     def noisy(self) -> bool:
         return _varies(list(self.before)) or _varies(list(self.now))
+
+    @property
+    def settled(self) -> bool:
+        """Its runs agree, and ran more than once to show it: a further run would tell nothing."""
+        return not self.noisy and self.repeated
 
     @property
     def repeated(self) -> bool:
@@ -290,28 +323,99 @@ def total_bound(pairs: list[CaseDelta], increase: float, alpha: float) -> float 
     return None if found is None else increase + found[1]
 
 
-def typical_rise(pairs: list[_Pair], alpha: float) -> tuple[float, float | None]:
-    """The typical case's rise and its lower bound: per case the mean log figure now minus the
-    baseline's (geometric means, so that averaging five baseline runs against one run now does
-    not bias a skewed figure), averaged over cases, as a ratio - 1. Every case counts once, so a
-    suite whose cases differ tenfold in size is not decided by its largest few. A figure of 0 is
-    offset by a hundredth of the mean figure (a count going from 0 to 1 is a large rise, not an
-    infinite one)."""
-    offset = 0.01 * sum(p.delta.baseline for p in pairs) / len(pairs) or 1e-9
-
-    def log_mean(values: tuple[float, ...]) -> float:
-        return sum(math.log(v + offset) for v in values) / len(values)
-
-    logs = [log_mean(p.now) - log_mean(p.before) for p in pairs]
-    found = _t_bound(logs, alpha)
-    return math.expm1(sum(logs) / len(logs)), None if found is None else math.expm1(found[1])
+def _offset(pairs: list[_Pair]) -> float:
+    """A figure of 0 is offset by a hundredth of the mean figure (a count going from 0 to 1 is a
+    large rise, not an infinite one)."""
+    return 0.01 * sum(p.delta.baseline for p in pairs) / len(pairs) or 1e-9
 
 
-def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost: list[str], alpha: float, last_look: bool = True) -> BudgetSummary:
+@dataclass(frozen=True)
+class Shuffled:
+    """A case's log ratio (the mean log figure now minus the baseline's) and how it would spread
+    if nothing had changed: then its runs now and the baseline's are exchangeable, and the ratio
+    is one draw of `now` runs out of all of them. Its mean over such draws is 0; `variance` and
+    `skew` (the third cumulant) are those of sampling without replacement, exactly."""
+
+    ratio: float
+    variance: float
+    skew: float
+    spread: float  # the runs' variance (n - 1): what each further run now would shrink
+
+
+def shuffled(pair: _Pair, offset: float, runs: int | None = None) -> Shuffled:
+    now = [math.log(v + offset) for v in pair.now[:runs]]
+    before = [math.log(v + offset) for v in pair.before]
+    r, b = len(now), len(before)
+    both = now + before
+    n = r + b
+    centre = sum(both) / n
+    deviations = [x - centre for x in both]
+    spread = sum(d * d for d in deviations) / (n - 1) if n > 1 else 0.0
+    third = sum(d**3 for d in deviations) / n
+    skew = (n / b) ** 3 * third * b * (b - r) / (r * r * (n - 1) * (n - 2)) if n > 2 else 0.0
+    return Shuffled(sum(now) / r - sum(before) / b, spread * (1 / r + 1 / b), skew, spread)
+
+
+@dataclass(frozen=True)
+class Rise:
+    """The typical case's rise (geometric means, as a ratio - 1) and how sure it is."""
+
+    typical: float
+    bound: float | None  # the lower end of its one-sided 1 - alpha interval; None without noise to judge by
+    error: float  # the standard error of the mean log ratio, were nothing changed
+    critical: float  # how many standard errors the mean must clear
+
+    def plausible(self, budget: float, power: float) -> bool:
+        """A rise beyond the budget is not ruled out: it lies within the mean's `power` upper bound."""
+        return math.log1p(budget) < math.log1p(self.typical) + NormalDist().inv_cdf(power) * self.error
+
+
+def typical_rise(pairs: list[_Pair], alpha: float, runs: int | None = None) -> Rise:
+    """The typical case's rise: per case the mean log figure now minus the baseline's (geometric
+    means, so that averaging five baseline runs against one run now does not bias a skewed
+    figure), averaged over cases, as a ratio - 1; every case counts once, so a suite whose cases
+    differ tenfold in size is not decided by its largest few. Beyond noise when the mean clears
+    what shuffling each case's runs between now and the baseline would give 1 - alpha of the time:
+    the shuffles' spread is known exactly (from every run, both sides, not from the cases' spread,
+    so a suite whose noise is lopsided - a run in six stops early - is not fooled when the few
+    runs now happen to miss it); the bar is Student's t over the cases, and the shuffles' skew
+    raises it, never lowers it (Cornish-Fisher)."""
+    offset = _offset(pairs)
+    cases = [shuffled(p, offset, runs) for p in pairs]
+    n = len(cases)
+    mean = sum(c.ratio for c in cases) / n
+    variance = sum(c.variance for c in cases)
+    z = _bar(alpha, n)
+    if variance <= 0 or math.isinf(z):
+        return Rise(math.expm1(mean), None, math.sqrt(variance) / n, z)
+    skew = sum(c.skew for c in cases) / variance**1.5
+    critical = z + max(0.0, skew / 6 * (z * z - 1))
+    error = math.sqrt(variance) / n
+    return Rise(math.expm1(mean), math.expm1(mean - critical * error), error, critical)
+
+
+def _bar(alpha: float, cases: int) -> float:
+    """Standard errors to clear: Student's t quantile over the cases rather than the normal one,
+    the room the shuffle's normal approximation needs with few cases (none under 2 cases)."""
+    return t_quantile(1 - alpha, cases - 1) if alpha > 0 and cases > 1 else math.inf
+
+
+def runs_to_settle(pairs: list[_Pair], rise: Rise, alpha: float) -> int | None:
+    """Runs per case now that would put this rise beyond noise at one look, were it real; None
+    when no number would (the baseline's own runs are too few: their noise alone is too large)."""
+    offset, n = _offset(pairs), len(pairs)
+    cases = [shuffled(p, offset) for p in pairs]
+    aim = (n * math.log1p(rise.typical) / _bar(alpha, n)) ** 2 - sum(c.spread / len(p.before) for c, p in zip(cases, pairs))
+    if rise.typical <= 0 or aim <= 0:
+        return None
+    return max(1, math.ceil(sum(c.spread for c in cases) / aim))
+
+
+def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost: list[str], alpha: float,
+                   last_look: bool = True, looks: Looks = Looks(), power: float = 0.9) -> BudgetSummary:
     """Deterministic: any case's rise beyond the budget breaches it. Otherwise the typical case's
-    rise must be beyond the budget and beyond noise (the lower end of its 1 - alpha interval above
-    zero). The
-    suite's total is reported beside it (what the bill says), with its own bound."""
+    rise must be beyond the budget and beyond noise (one-sided: did it rise?). The suite's total
+    is reported beside it (what the bill says), with its own bound."""
     if not pairs:
         why = ("no case of the baseline has this figure for the same test: accept a baseline made with this budget set "
                "(from runs that report the figure: a model's usage, a price, turn durations)")
@@ -321,27 +425,48 @@ def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost
     increase = _increase(before, after)
     deterministic = not any(p.noisy for p in pairs) and any(p.repeated for p in pairs)
     over = sorted((d for d in deltas if d.rise > budget + SAME), key=lambda d: (-(d.candidate - d.baseline), d.case))
-    # the lower end of the two-sided (1 - alpha) interval, as the report's intervals are: a false
-    # alarm at most alpha / 2 where Student's t holds, leaving room where skewed noise bends it
-    typical, typical_low = typical_rise(pairs, alpha / 2)
-    bound = None if deterministic else total_bound(deltas, increase, alpha / 2)
+    runs = look_runs(pairs, looks)
+    share = looks.share(runs)
+    rise = typical_rise(pairs, alpha * share, runs if looks.first else None)
+    bound = None if deterministic else total_bound(deltas, increase, alpha)
     unsure = False
     if deterministic:
         breached = bool(over) or increase > budget + SAME
         reason = (f"{len(over)} case(s) rose by more than {percent(budget)}, and no case's runs vary (deterministic)" if breached else "")
     else:
-        beyond = typical > budget + SAME
-        breached = beyond and typical_low is not None and typical_low > 0
-        unsure = beyond and not breached
-        words = f"the typical case rose {_pct(typical)} ({1 - alpha:.0%} interval from {_pct(typical_low)})"
-        reason = (f"over the budget and beyond noise: {words}" if breached
-                  else f"over the budget by the estimate but within the noise: {words}" if unsure else "")
+        beyond = rise.typical > budget + SAME
+        breached = beyond and rise.bound is not None and rise.bound > 0
+        unsure = not breached and (beyond or (not last_look and rise.plausible(budget, power)))
+        reason = _noisy_reason(pairs, rise, budget, alpha, breached, beyond, looks, runs)
     verdict = "breached" if breached else "unsure" if unsure and not last_look else "within"
     return BudgetSummary(
         suite, key, budget, verdict, len(pairs), before, after, _finite(increase), _finite(bound), "deterministic" if deterministic else "stochastic",
         drivers=tuple(over[:CASES_SHOWN]), over=tuple(sorted(d.case for d in over)) if breached else (), reason=reason, lost=tuple(lost),
-        typical=typical, typical_bound=typical_low,
+        typical=rise.typical, typical_bound=rise.bound,
     )
+
+
+def look_runs(pairs: list[_Pair], looks: Looks) -> int:
+    """The runs now every case is judged on at this look: the fewest any case whose runs vary
+    has (a case whose runs agree is not run again), at most the last look's."""
+    if not looks.first:
+        return max(len(p.now) for p in pairs)
+    varying = [len(p.now) for p in pairs if not p.settled]
+    return min(min(varying, default=looks.last), looks.last)
+
+
+def _noisy_reason(pairs: list[_Pair], rise: Rise, budget: float, alpha: float, breached: bool, beyond: bool, looks: Looks, runs: int) -> str:
+    share = looks.share(runs)
+    words = (f"the typical case rose {_pct(rise.typical)} ({1 - alpha * share:.{0 if share == 1 else 1}%} bound {_pct(rise.bound)})" if share
+             else f"the typical case rose {_pct(rise.typical)} (judged at {looks.first} or {looks.last} runs per case; its cases have {runs})")
+    if breached:
+        return f"over the budget and beyond noise: {words}"
+    if not beyond:
+        return ""
+    needed = runs_to_settle(pairs, rise, alpha)
+    settle = (f"about {needed} run(s) per case would settle it if the rise is real (`num_runs: {needed}`, or `num_runs: auto`)" if needed
+              else "more runs now cannot settle it: the baseline's own runs are too few (accept a baseline run with a higher num_runs)")
+    return f"unsure: over the budget by the estimate but not beyond noise: {words}; {settle}"
 
 
 def _finite(value: float | None) -> float | None:
@@ -355,11 +480,6 @@ def _pct(value: float | None) -> str:
     return "+inf%" if math.isinf(value) else f"{value:+.1%}"
 
 
-def look_of(results: ScoredResults) -> int:
-    """Which look at the budgets this is: 1 for fixed runs, the round for num_runs: auto."""
-    return max(1, results.adaptive.rounds) if results.adaptive is not None else 1
-
-
 def compare_budgets(results: ScoredResults, baseline: Baseline | None, settings: GateSettings, *, last_look: bool = True) -> tuple[BudgetSummary, ...]:
     """Every budget of every suite in the results, against the baseline (none without one)."""
     if baseline is None:
@@ -371,11 +491,9 @@ def compare_budgets(results: ScoredResults, baseline: Baseline | None, settings:
         if not budgets:
             continue
         alpha = (1 - settings.confidence) / len(budgets)
-        if results.adaptive is not None:
-            alpha = look_alpha(alpha, look_of(results))
         for key, budget in sorted(budgets.items()):
             pairs, lost = _pairs(results, baseline, suite, key)
-            found.append(budget_summary(suite, key, budget, pairs, lost, alpha, last_look))
+            found.append(budget_summary(suite, key, budget, pairs, lost, alpha, last_look, looks_of(results), settings.power))
     return tuple(found)
 
 
@@ -427,21 +545,24 @@ class BudgetRerun:
 
 
 def budget_reruns(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[list[BudgetRerun], str]:
-    """After a round: the cases to run again because a budget looks breached but is not beyond
-    noise yet (every paired case of the suite, those whose figures move the increase most first),
-    and, when a budget is already breached, why no round can undo that."""
+    """After a round: the cases to run again because a breach of a budget is plausible but not
+    beyond noise yet, and, when a budget is already breached, why no round can undo that. Every
+    case of the suite whose runs vary, up to the last look's runs (the look needs them all), the
+    noisiest first: a run of those shrinks the noise most."""
     wanted: list[BudgetRerun] = []
+    looks = looks_of(results)
     for s in compare_budgets(results, baseline, settings, last_look=False):
         if s.breached:
             return [], f"{s.suite}: over budget on {s.key} ({change_text(s.increase)} against {percent(s.budget)})"
-        if s.verdict != "unsure" or s.baseline_total is None or s.candidate_total is None:
+        if s.verdict != "unsure" or baseline is None:
             continue
-        pairs, _ = _pairs(results, baseline, s.suite, s.key) if baseline else ([], [])
-        ratio = s.candidate_total / s.baseline_total if s.baseline_total else 1.0
-        sway = {p.delta.case: abs(p.delta.candidate - ratio * p.delta.baseline) for p in pairs}
-        top = max(sway.values(), default=0.0) or 1.0
-        why = f"{s.key}: over its budget by the estimate ({change_text(s.increase)} against {percent(s.budget)}), not yet beyond noise"
-        wanted += [BudgetRerun(case, why, 0.5 * value / top) for case, value in sway.items()]
+        pairs, _ = _pairs(results, baseline, s.suite, s.key)
+        offset = _offset(pairs)
+        noise = {p.delta.case: shuffled(p, offset).spread for p in pairs if not p.settled and len(p.now) < looks.last}
+        top = max(noise.values(), default=0.0) or 1.0
+        why = (f"{s.key}: a rise over its budget ({percent(s.budget)}) is not ruled out, nor beyond noise yet "
+               f"(the typical case {_pct(s.typical)}, the suite {change_text(s.increase)})")
+        wanted += [BudgetRerun(case, why, 0.5 * value / top) for case, value in noise.items()]
     return wanted, ""
 
 

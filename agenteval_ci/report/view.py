@@ -63,6 +63,7 @@ class BudgetRow:
     detail: str
     cases: tuple[str, ...]  # `case: baseline → PR (+x%)`, the largest rises first
     breached: bool
+    unsure: bool = False  # within only because the rise is not beyond noise: the detail says what would settle it
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,8 @@ def _budget_row(s: BudgetSummary) -> BudgetRow:
     cases = tuple(f"{d.case}: {fmt_figure(s.key, d.baseline)} → {fmt_figure(s.key, d.candidate)} ({change_text(None if d.baseline == 0 else d.rise)})"
                   for d in s.drivers)
     return BudgetRow(s.suite, s.key, s.what, fmt_figure(s.key, s.baseline_total), fmt_figure(s.key, s.candidate_total),
-                     change_text(s.increase) if s.cases else "–", percent(s.budget), _BUDGET_VERDICTS.get(s.verdict, s.verdict), detail, cases, s.breached)
+                     change_text(s.increase) if s.cases else "–", percent(s.budget), "🟡 within budget, unsure" if s.doubtful else _BUDGET_VERDICTS.get(s.verdict, s.verdict), detail, cases, s.breached,
+                     s.doubtful)
 
 
 def _cost_facts(costs: tuple[SuiteCost, ...]) -> list[Fact]:

@@ -357,9 +357,11 @@ class Adapt:
         first_why: dict[str, str] = {}
         rounds, stopped = 1, ""
         left: list[Rerun] = []
+        first = next(iter(limits.values()), AdaptiveRuns())
+        planned = min((j.suite.num_runs for j in by_key.values()), default=first.min_runs)
         while True:
-            # the round counts: budgets are tested after every round, each round at its share of alpha
-            looked = AdaptiveInfo(min_runs=1, max_runs=1, run_budget=1, rounds=rounds)
+            # the limits say when the budgets are tested (core/budgets.py, Looks)
+            looked = AdaptiveInfo(min_runs=planned, max_runs=first.max_runs, run_budget=self.budget(first), rounds=rounds)
             plan = self.plan(new_results(list(cases.values()), num_runs=1, adaptive=looked))
             chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)
             stopped = self._stopped(plan, chosen, left)
@@ -374,9 +376,7 @@ class Adapt:
             for rerun, new in zip(chosen, more):
                 cases[rerun.key] = with_more_runs(cases[rerun.key], new, by_key[rerun.key].eval_set.config.metrics)
         self._note(cases, by_key, first_why, plan, {r.key: r.why for r in left}, limits)
-        first = next(iter(limits.values()), AdaptiveRuns())
         spent = sum(len(cases[k].runs) for k in by_key)
-        planned = min((j.suite.num_runs for j in by_key.values()), default=first.min_runs)
         return AdaptiveInfo(min_runs=planned, max_runs=first.max_runs, run_budget=self.budget(first), runs=spent, rounds=rounds, stopped=stopped)
 
     def _note(

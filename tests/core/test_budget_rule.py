@@ -1,0 +1,117 @@
+"""The budget rule itself (core/budgets.py): one-sided, judged on the shuffle spread of every
+run, looked at twice under num_runs: auto. Pure: pairs of figures in, a summary out."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import pytest
+
+from agenteval_ci.core.budgets import CaseDelta, Looks, _Pair, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
+
+
+def pair(case: str, before: list[float], now: list[float]) -> _Pair:
+    return _Pair(CaseDelta(case, sum(before) / len(before), sum(now) / len(now), len(now)), tuple(before), tuple(now))
+
+
+def summary(pairs: list[_Pair], budget: float = 0.05, alpha: float = 0.05, **kw):
+    return budget_summary("default", "token_usage_v1", budget, pairs, [], alpha, **kw)
+
+
+@pytest.mark.parametrize("now, before", [(1, 5), (2, 5), (3, 5), (1, 1), (2, 3), (4, 2)])
+def test_the_shuffle_spread_is_exactly_that_of_every_way_to_split_the_runs(now, before):
+    rng = random.Random(now * 10 + before)
+    values = [math.exp(rng.gauss(0, 0.5)) * (0.3 if rng.random() < 0.3 else 1) for _ in range(now + before)]
+    found = shuffled(pair("c", values[now:], values[:now]), 0.0)
+    logs = [math.log(v) for v in values]
+    ratios = []
+    for chosen in itertools.combinations(range(now + before), now):
+        rest = [logs[i] for i in range(now + before) if i not in chosen]
+        ratios.append(sum(logs[i] for i in chosen) / now - sum(rest) / before)
+    mean = sum(ratios) / len(ratios)
+    assert mean == pytest.approx(0, abs=1e-12)
+    assert found.variance == pytest.approx(sum((r - mean) ** 2 for r in ratios) / len(ratios))
+    assert found.skew == pytest.approx(sum((r - mean) ** 3 for r in ratios) / len(ratios), abs=1e-12)
+    assert found.ratio == pytest.approx(sum(logs[:now]) / now - sum(logs[now:]) / before)
+
+
+def _suite(rise: float) -> list[_Pair]:
+    """40 cases whose runs spread about 20%, every run now `rise` heavier (no randomness: the
+    spread is fixed, so the test's side and alpha are what decide)."""
+    spread = [0.8, 0.9, 1.0, 1.1, 1.2]
+    return [pair(f"c{i}", [1000 * s for s in spread], [1000 * (1 + rise) * spread[i % 5]]) for i in range(40)]
+
+
+def test_a_breach_is_one_sided_at_alpha():
+    """A rise between the one-sided and the two-sided bar breaches: the question is only whether
+    the figure rose (a fall never breaches, whatever its size)."""
+    rises = {r: typical_rise(_suite(r), 0.05) for r in (0.045, 0.05, 0.052, 0.055)}
+    z = {r: math.log1p(rise.typical) / rise.error for r, rise in rises.items()}
+    between = [r for r in rises if t_quantile(0.95, 39) < z[r] < t_quantile(0.975, 39)]
+    assert between, z
+    assert all(summary(_suite(r), budget=0.0).breached for r in between)
+    assert not summary(_suite(-0.5), budget=0.0).breached
+
+
+def test_lopsided_noise_the_runs_now_happen_to_miss_is_not_a_breach():
+    """Every baseline case ran five times, one of them stopping early (a third of the tokens);
+    the one run now of each case happened to finish. The cases' log ratios agree exactly, so
+    Student's t over cases would call +27% certain; but a run in six stopping early makes that
+    happen (5/6)^10 = 16% of the time with nothing changed, and the shuffle spread knows it."""
+    pairs = [pair(f"c{i}", [1000.0, 1000.0, 1000.0, 1000.0, 300.0], [1000.0]) for i in range(10)]
+    verdict = summary(pairs)
+    assert verdict.typical > 0.2 and not verdict.breached and verdict.typical_bound < 0
+    assert verdict.reason.startswith("unsure: over the budget by the estimate but not beyond noise")
+    # ... while the same rise in every run, the early stop too, is beyond noise
+    heavier = [pair(f"c{i}", [1000.0, 1010.0, 990.0, 1000.0, 300.0], [1300.0, 1310.0, 1290.0, 1300.0, 390.0]) for i in range(10)]
+    assert summary(heavier).breached
+
+
+def test_skew_raises_the_bar_and_never_lowers_it():
+    """A right-skewed spread (a run in six retrying a call) raises the bar above the normal
+    one; a left-skewed one leaves it."""
+    right = [pair(f"c{i}", [1000.0] * 5, [1800.0 if i % 6 == 0 else 1000.0]) for i in range(60)]
+    left = [pair(f"c{i}", [1000.0] * 4 + [300.0], [1000.0]) for i in range(60)]
+    z = t_quantile(0.95, 59)
+    assert typical_rise(right, 0.05).critical > z + 0.01
+    assert typical_rise(left, 0.05).critical == pytest.approx(z)
+
+
+def test_the_looks_of_num_runs_auto_spend_alpha_once_each():
+    fixed, auto = Looks(), Looks(first=1, last=3)
+    assert fixed.share(1) == fixed.share(7) == 1.0
+    assert auto.share(1) == auto.share(3) == 0.5 and auto.share(2) == 0.0
+    assert sum(auto.share(r) for r in range(1, 11)) == 1.0
+    assert Looks(first=1, last=1).share(1) == 1.0  # a run budget of 1: one look, all of alpha
+    # a heavy rise judged when the cases have two runs is not a breach: that look has no alpha
+    pairs = [pair(f"c{i}", [1000.0 * s for s in (0.9, 1.0, 1.1)], [2000.0, 2100.0]) for i in range(20)]
+    assert not summary(pairs, looks=auto).breached
+    assert summary(pairs, looks=Looks(first=1, last=2)).breached
+
+
+def test_a_plausible_breach_is_unsure_until_the_last_look_and_names_the_runs_that_would_settle_it():
+    rng = random.Random(5)
+    pairs = [pair(f"c{i}", [1000 * math.exp(rng.gauss(0, 0.4)) for _ in range(5)], [1080 * math.exp(rng.gauss(0, 0.4))]) for i in range(30)]
+    looks = Looks(first=1, last=3)
+    early = summary(pairs, looks=looks, last_look=False)
+    assert early.verdict == "unsure"
+    last = summary(pairs, looks=looks)
+    assert last.verdict == "within"
+    rise = typical_rise(pairs, 0.05)
+    needed = runs_to_settle(pairs, rise, 0.05)
+    if rise.typical > 0.05:
+        assert needed is None or f"about {needed} run(s) per case would settle it" in last.reason
+    # a breach ruled out (well under the budget, little noise) is settled at once
+    calm = [pair(f"c{i}", [1000.0, 1010.0, 990.0], [1000.0 + i % 3]) for i in range(30)]
+    assert summary(calm, looks=looks, last_look=False).verdict == "within"
+
+
+def test_runs_to_settle_grow_with_the_noise_and_give_up_when_the_baseline_is_the_noise():
+    quiet = [pair(f"c{i}", [1000.0 * s for s in (0.8, 1.0, 1.2, 0.9, 1.1)], [1100.0 * (0.85 if i % 2 else 1.15)]) for i in range(20)]
+    loud = [pair(f"c{i}", [1000.0 * s for s in (0.5, 1.0, 1.5, 0.7, 1.3)], [1100.0 * (0.6 if i % 2 else 1.4)]) for i in range(20)]
+    few = [pair(f"c{i}", [1000.0 * (0.4 if i % 2 else 1.6)], [1100.0]) for i in range(6)]
+    settle = {name: runs_to_settle(p, typical_rise(p, 0.05), 0.05) for name, p in (("quiet", quiet), ("loud", loud), ("few", few))}
+    assert settle["quiet"] is not None and settle["loud"] is not None and settle["loud"] > settle["quiet"]
+    assert settle["few"] is None
