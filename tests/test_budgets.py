@@ -417,6 +417,6 @@ def test_num_runs_auto_runs_a_plausible_breach_again_up_to_the_second_look(tmp_p
     out = capsys.readouterr().out
     baseline = load_baseline(next(tmp_path.glob("**/baseline.json")), required=True)
     budget = compare_budgets(results, baseline, GateSettings(budgets={"tool_call_count_v1": "+5%"}))[0]
-    # the agent is seeded per case and run: the second look (97.5%: half of alpha) finds the breach
+    # the agent is seeded per case and run: the second look (98.5%: half of the 3/5 of alpha spent) finds the breach
     assert code == 1 and budget.breached and "over budget on tool_call_count_v1" in out
-    assert "97.5% bound" in budget.reason and budget.typical > 0.05
+    assert "98.5% bound" in budget.reason and budget.typical > 0.05
