@@ -54,13 +54,14 @@ def _doubt(pair: Pair, evidence: MetricEvidence, case: CaseEvidence) -> str:
 def _metric_reruns(name: str, pairs: list[Pair], evidence: MetricEvidence) -> list[Rerun]:
     """The doubtful cases (the flips and the drops) and, while a drop on several cases is not
     ruled out, a share of the others: those whose next run tells most about whether they dropped.
-    While some case is doubtful but a drop on several is ruled out (or the suite is too small to
-    look for one), the same share waits as a fallback: once the doubtful cases have max_runs, the
-    budget left looks for hidden drops instead of ending the rounds unsure."""
+    A suite too small to look for a drop on several cases looks for one this way only while some
+    case is doubtful, as a fallback: once the doubtful cases have max_runs, the budget left looks
+    for hidden drops instead of ending the rounds unsure. (In larger suites the search has had
+    its runs, and a fallback there made 3-run baselines false-alarm more: docs/gate.md.)"""
     by_key = {p.case: p for p in pairs}
     doubtful = evidence.doubtful()
     found = [Rerun(c.counts.key, f"{name}: {_doubt(by_key[c.counts.key], evidence, c)}", _value(evidence, c)) for c in doubtful]
-    if evidence.open or doubtful:
+    if evidence.open or (doubtful and evidence.small):
         asked = {c.counts.key for c in doubtful}
         settled = [c for c in evidence.cases if c.counts.key not in asked]
         telling = sorted(settled, key=lambda c: (-evidence.telling(c), c.counts.key))[: math.ceil(BROAD * len(evidence.cases))]

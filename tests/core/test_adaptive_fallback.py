@@ -63,3 +63,13 @@ def test_nothing_doubtful_asks_for_nothing_in_a_small_deterministic_suite():
     population = [Counts(5, 0)] * 20
     _, reruns = _reruns([_pair(f"c{i}", (5, 0), (1, 0)) for i in range(20)], population)
     assert reruns == []  # a healthy deterministic suite still costs one run per case
+
+
+def test_a_suite_large_enough_to_search_keeps_no_fallback_once_a_drop_on_several_is_ruled_out():
+    """100 cases: the search for a drop on a tenth of them has run and ruled it out; a doubtful
+    case left alone gets no fallback (measured: with one, 3-run baselines false-alarmed more)."""
+    population = [Counts(3, 0)] * 90 + [Counts(2, 1)] * 10
+    pairs = [_pair(f"c{i}", (3, 0), (3, 0)) for i in range(99)] + [_pair("doubt", (2, 1), (3, 7))]
+    evidence, reruns = _reruns(pairs, population)
+    assert not evidence.small and not evidence.open and [c.counts.key for c in evidence.doubtful()] == ["doubt"]
+    assert [r.key for r in reruns] == ["doubt"] and not any(r.fallback for r in reruns)
