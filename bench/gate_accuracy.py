@@ -10,7 +10,7 @@ CLI instead (`agenteval init` / `run` / `accept` on a project with a stochastic 
 to show the in-process figures are what a user gets.
 
   python bench/gate_accuracy.py [--trials 200] [--seed 1] [--shapes mixed,det95] [--paths first,fixed3,chain3]
-                                [--effects 0.15:0.35,flip] [--cases 100] [--jobs 2] [--through-cli]
+                                [--effects 0.15:0.35,flip] [--cases 100] [--jobs 2] [--why] [--through-cli]
   python bench/gate_accuracy.py --reference [--shapes ...] [--effects 0.15:0.35] [--reference-trials 1000]
 
 A suite shape is a name below or a description: comma-separated parts `W@P`, a share W of the
@@ -21,7 +21,10 @@ baseline, then K pull requests with nothing changed, each run with num_runs: aut
 Effects: `S:D` (a share S of the cases lose D of their pass probability) or `flip` (one case that
 always passed always fails). Every row also measures A/A (nothing changed: the gate should pass);
 a row's cells share each trial's suite and baseline, each pull request with its own runs. Rates
-come with 95% Wilson intervals; runs/case is the mean over the pull request's results.
+come with 95% Wilson intervals; runs/case is the mean over the pull request's results. `--why`
+prints under each row why the rounds ended in the trials the gate got wrong (the gate decided,
+settled, out of budget, or every wanted case at max_runs), their runs per case and the median
+evidence at the end: where the power goes.
 
 `--reference` measures no gate: it prints the power of a fixed-sample 5% test that knows what the
 gate has to learn (the shape's true spread of pass rates, the effect), with the budget's runs per
@@ -40,6 +43,7 @@ import random
 import re
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterable
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
@@ -210,6 +214,7 @@ class Simulator:
     rng: random.Random
     eval_cases: list[EvalCase]
     serial: int = 0  # tells results apart (accept replaces a batch from the same results)
+    stopped: str = ""  # why the last adaptive run's rounds ended: decided, settled, budget or max_runs
     built: dict[tuple[int, tuple[float, ...], int | None], CaseResult] = field(default_factory=dict)
 
     def draw(self, p: float) -> float:
@@ -245,8 +250,9 @@ class Simulator:
         while True:
             results = self.results(outcomes, first, info)
             plan = plan_first_baseline(results) if baseline is None else plan_round(results, baseline, GateSettings())
-            chosen, _ = within_limits(plan.reruns, {c.key: c for c in results.cases}, {"default": AUTO}, room)
+            chosen, left = within_limits(plan.reruns, {c.key: c for c in results.cases}, {"default": AUTO}, room)
             if plan.decided or not chosen:
+                self.stopped = "decided" if plan.decided else "budget" if left else "max_runs" if plan.reruns else "settled"
                 return results
             for rerun in chosen:
                 outcomes[index[rerun.key]].append(self.draw(rates[index[rerun.key]]))
@@ -261,17 +267,26 @@ def make_baseline(sim: Simulator, path: str, rates: list[float]) -> Baseline:
     return baseline
 
 
-def in_process_trial(parts: list[Part], path: str, effects: tuple[str, ...], cases: int, rng: random.Random) -> list[tuple[bool, float]]:
-    """Per effect: (the gate failed, runs per case of the pull request). The effects' pull
-    requests start from the same suite and baseline (paired), each with its own draws."""
+@dataclass(frozen=True)
+class Outcome:
+    failed: bool
+    runs: float  # per case, of the pull request
+    stopped: str = ""  # why its rounds ended (in process only)
+    evidence: float | None = None  # the sequential evidence at the end
+
+
+def in_process_trial(parts: list[Part], path: str, effects: tuple[str, ...], cases: int, rng: random.Random) -> list[Outcome]:
+    """Per effect, the pull request's outcome. The effects' pull requests start from the same
+    suite and baseline (paired), each with its own draws."""
     sim = Simulator(rng, [_eval_case(i) for i in range(cases)])
     rates = probabilities(parts, cases, rng)
     baseline = make_baseline(sim, path, rates)
     outcomes = []
     for effect in effects:
         results = sim.adaptive(apply_effect(effect, rates, rng), baseline)
-        failed = compare(results, baseline, GateSettings()).verdict == "failed"
-        outcomes.append((failed, sum(len(c.runs) for c in results.cases) / cases))
+        comparison = compare(results, baseline, GateSettings())
+        evidence = next((m.evidence for m in comparison.metrics if m.evidence is not None), None)
+        outcomes.append(Outcome(comparison.verdict == "failed", sum(len(c.runs) for c in results.cases) / cases, sim.stopped, evidence))
     return outcomes
 
 
@@ -336,15 +351,15 @@ class Project:
             self.cli("run", "--config", config, "--no-gate", "-q")
             self.cli("accept", "--config", config, "--allow-failed")
 
-    def pull_request(self, rates: list[float], seed: str) -> tuple[bool, float]:
+    def pull_request(self, rates: list[float], seed: str) -> Outcome:
         self.agent(rates, seed)
         out = self.root / "pr.json"
         code = self.cli("run", "--config", str(self.root / "agenteval.yaml"), "--json", str(out), "-q")
         results = json.loads(out.read_text())
-        return code == 1, sum(len(c["runs"]) for c in results["cases"]) / self.cases
+        return Outcome(code == 1, sum(len(c["runs"]) for c in results["cases"]) / self.cases)
 
 
-def cli_trial(project: Project, parts: list[Part], path: str, effects: tuple[str, ...], rng: random.Random, seed: int) -> list[tuple[bool, float]]:
+def cli_trial(project: Project, parts: list[Part], path: str, effects: tuple[str, ...], rng: random.Random, seed: int) -> list[Outcome]:
     rates = probabilities(parts, project.cases, rng)
     project.baseline(path, rates, f"{seed}:base")
     return [project.pull_request(apply_effect(effect, rates, rng), f"{seed}:pr:{effect}") for effect in effects]
@@ -355,14 +370,28 @@ def cli_trial(project: Project, parts: list[Part], path: str, effects: tuple[str
 
 @dataclass
 class Tally:
+    wanted: bool  # the verdict the gate should reach: failed (an effect) or passed (A/A)
     failed: int = 0
     trials: int = 0
     runs: float = 0.0
+    wrong: list[Outcome] = field(default_factory=list)  # the trials it got wrong, for --why
 
-    def add(self, outcome: tuple[bool, float]) -> None:
-        self.failed += outcome[0]
-        self.runs += outcome[1]
+    def add(self, outcome: Outcome) -> None:
+        self.failed += outcome.failed
+        self.runs += outcome.runs
         self.trials += 1
+        if outcome.failed != self.wanted:
+            self.wrong.append(outcome)
+
+    def why(self) -> str:
+        """Why the rounds of the trials it got wrong ended, and their evidence then (median)."""
+        if not self.wrong:
+            return "none wrong"
+        stops = Counter(o.stopped or "?" for o in self.wrong)
+        runs = sum(o.runs for o in self.wrong) / len(self.wrong)
+        evidence = sorted(o.evidence for o in self.wrong if o.evidence is not None)
+        middle = f", evidence {evidence[len(evidence) // 2]:.3g}" if evidence else ""
+        return f"{len(self.wrong)} wrong: " + " ".join(f"{k} {n}" for k, n in stops.most_common()) + f"; {runs:.2f} runs/case{middle}"
 
     @property
     def rate(self) -> float:
@@ -384,7 +413,7 @@ def measure(shape: str, path: str, effects: tuple[str, ...], args: argparse.Name
     """One row: a tally per effect, over trials that share their suite and baseline."""
     rng = random.Random(f"{args.seed}:{shape}:{path}")
     parts = parse_shape(shape)
-    tallies = [Tally() for _ in effects]
+    tallies = [Tally(effect != "aa") for effect in effects]
     for trial in range(args.cli_trials if project else args.trials):
         outcomes = cli_trial(project, parts, path, effects, rng, trial) if project else in_process_trial(parts, path, effects, args.cases, rng)
         for tally, outcome in zip(tallies, outcomes):
@@ -407,6 +436,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="rows measured in parallel processes (in process only)")
     parser.add_argument("--through-cli", action="store_true", help="drive the trials through the real CLI (slower: see --cli-trials)")
     parser.add_argument("--cli-trials", type=int, default=40)
+    parser.add_argument("--why", action="store_true", help="under each row, why the rounds ended in the trials the gate got wrong (in process)")
     parser.add_argument("--reference", action="store_true", help="print instead what a fixed-sample test that knows the true spread can show")
     parser.add_argument("--reference-trials", type=int, default=1000)
     args = parser.parse_args()
@@ -433,7 +463,7 @@ def main() -> None:
             _print(rows, tallies)
         else:
             with multiprocessing.Pool(args.jobs) as pool:
-                _print(rows, pool.imap(_row, [(*row, args) for row in rows]))
+                _print(rows, pool.imap(_row, [(*row, args) for row in rows]), args.why)
     print(f"({time.perf_counter() - start:.0f}s)")
 
 
@@ -452,12 +482,14 @@ def print_reference(shapes: list[str], drops: tuple[str, ...], args: argparse.Na
             print(f"{shape:<9} {effect:<10}" + "".join(f" {p:<6.1%}" for p in powers), flush=True)
 
 
-def _print(rows: list[tuple[str, str, tuple[str, ...]]], tallies: Iterable[list[Tally]]) -> None:
+def _print(rows: list[tuple[str, str, tuple[str, ...]]], tallies: Iterable[list[Tally]], why: bool = False) -> None:
     for (shape, path, effects), row in zip(rows, tallies):
         if effects == ("flip",):
             print(f"{shape:<9} {path:<7} one case that always passed fails: caught {row[0]}", flush=True)
         else:
             print(f"{shape:<9} {path:<7} " + " ".join(f"{str(cell):<26}" for cell in row), flush=True)
+        for effect, cell in zip(effects, row) if why else ():
+            print(f"{'':<17} {effect}: {cell.why()}", flush=True)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ class Rerun:
     key: str
     why: str
     priority: float  # higher first when the budget cannot cover every case asked for
+    fallback: bool = False  # run only once no other case asked for can run (every one at max_runs)
 
 
 @dataclass(frozen=True)
@@ -52,19 +53,21 @@ def _doubt(pair: Pair, evidence: MetricEvidence, case: CaseEvidence) -> str:
 
 def _metric_reruns(name: str, pairs: list[Pair], evidence: MetricEvidence) -> list[Rerun]:
     """The doubtful cases (the flips and the drops) and, while a drop on several cases is not
-    ruled out, a share of the others: those whose next run tells most about whether they dropped."""
+    ruled out, a share of the others: those whose next run tells most about whether they dropped.
+    A suite too small to look for a drop on several cases looks for one this way only while some
+    case is doubtful, as a fallback: once the doubtful cases have max_runs, the budget left looks
+    for hidden drops instead of ending the rounds unsure. (In larger suites the search has had
+    its runs, and a fallback there made 3-run baselines false-alarm more: docs/gate.md.)"""
     by_key = {p.case: p for p in pairs}
     doubtful = evidence.doubtful()
     found = [Rerun(c.counts.key, f"{name}: {_doubt(by_key[c.counts.key], evidence, c)}", _value(evidence, c)) for c in doubtful]
-    if evidence.open:
+    if evidence.open or (doubtful and evidence.small):
         asked = {c.counts.key for c in doubtful}
         settled = [c for c in evidence.cases if c.counts.key not in asked]
         telling = sorted(settled, key=lambda c: (-evidence.telling(c), c.counts.key))[: math.ceil(BROAD * len(evidence.cases))]
-        found += [
-            Rerun(c.counts.key, f"{name}: a drop on several cases is not ruled out yet, and its next run tells most ({_counts(by_key[c.counts.key])})",
-                  _value(evidence, c))
-            for c in telling
-        ]
+        why = ("a drop on several cases is not ruled out yet, and its next run tells most" if evidence.open
+               else "the doubtful cases have max_runs, and its next run tells most about a drop elsewhere")
+        found += [Rerun(c.counts.key, f"{name}: {why} ({_counts(by_key[c.counts.key])})", _value(evidence, c), not evidence.open) for c in telling]
     return found
 
 
@@ -86,15 +89,21 @@ def plan_round(results: Results, baseline: Baseline | None, settings: GateSettin
         if evidence.regressed:
             return RoundPlan((), f"{name} regressed (sequential evidence {evidence.evidence:.3g} ≥ {evidence.bar:g})")
         for rerun in _metric_reruns(name, pairs[name], evidence):
-            if rerun.key not in wanted or rerun.priority > wanted[rerun.key].priority:
+            if rerun.key not in wanted or _before(rerun, wanted[rerun.key]):
                 wanted[rerun.key] = rerun
     over, decided = budget_reruns(results, baseline, settings)  # gate.budgets: core/budgets.py
     if decided:
         return RoundPlan((), decided)
     for extra in over:
-        if extra.key not in wanted or extra.priority > wanted[extra.key].priority:
-            wanted[extra.key] = Rerun(extra.key, extra.why, extra.priority)
+        rerun = Rerun(extra.key, extra.why, extra.priority)
+        if extra.key not in wanted or _before(rerun, wanted[extra.key]):
+            wanted[extra.key] = rerun
     return RoundPlan(_ordered(results, wanted))
+
+
+def _before(rerun: Rerun, other: Rerun) -> bool:
+    """Which of two metrics' reasons to re-run a case stands: one that is no fallback, then the higher priority."""
+    return (not rerun.fallback, rerun.priority) > (not other.fallback, other.priority)
 
 
 def _ordered(results: Results, wanted: dict[str, Rerun]) -> tuple[Rerun, ...]:
@@ -145,7 +154,15 @@ def plan_first_baseline(results: Results, power: float = GateSettings().power) -
 
 
 def within_limits(reruns: tuple[Rerun, ...], cases: dict[str, CaseResult], limits: dict[str, AdaptiveRuns], room: dict[str, int]) -> tuple[list[Rerun], list[Rerun]]:
-    """(to run, left out): each case below its suite's max_runs, each suite within its budget."""
+    """(to run, left out): each case below its suite's max_runs, each suite within its budget;
+    the fallbacks only when no other case asked for is below max_runs."""
+    chosen, left = _taken([r for r in reruns if not r.fallback], cases, limits, room)
+    if chosen or left:
+        return chosen, left
+    return _taken([r for r in reruns if r.fallback], cases, limits, room)
+
+
+def _taken(reruns: list[Rerun], cases: dict[str, CaseResult], limits: dict[str, AdaptiveRuns], room: dict[str, int]) -> tuple[list[Rerun], list[Rerun]]:
     chosen, left = [], []
     for rerun in reruns:
         case = cases[rerun.key]

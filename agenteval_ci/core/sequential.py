@@ -250,6 +250,11 @@ class MetricEvidence:
         """Cases whose chance of having dropped is still above 1 - power: re-run them."""
         return [c for c in self.cases if self.chance(c) > 1 - self.power]
 
+    @property
+    def small(self) -> bool:
+        """Under MANY cases in DESIGN_SHARE of the suite: no drop on several cases to look for."""
+        return DESIGN_SHARE * max(self.suite_cases, len(self.cases)) < MANY
+
     @cached_property
     def open(self) -> bool:
         """Is a drop on DESIGN_SHARE of the cases not ruled out yet? Ruled out once its evidence is
@@ -258,7 +263,7 @@ class MetricEvidence:
         In a small suite even every other case passing forever could not bring the evidence that
         low; there, halfway to that floor (on a log scale) rules it out. Under MANY cases there
         is no drop on several cases to look for: each case's own re-runs settle it."""
-        if DESIGN_SHARE * max(self.suite_cases, len(self.cases)) < MANY or len(self.cases) < 2:
+        if self.small or len(self.cases) < 2:
             return False
         top = max(self.cases, key=lambda c: c.factor)
         rest = [c for c in self.cases if c is not top]
