@@ -42,7 +42,8 @@ def accept(settings: AcceptSettings) -> Done:
     recorded = save_outputs(path, referenced_outputs(baseline), file)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
-    say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "
+    held = sum(len(cases) for sets in baseline.suites.values() for cases in sets.values())  # not a list of every key
+    say(f"accepted {what} into {path.as_posix()} ({held} case(s) in the baseline; "
         f"their recorded outputs, for re-judging, in {outputs_path(path).name}: {recorded} case(s))")
     thin = thin_history_note(baseline)
     if thin:

@@ -267,6 +267,10 @@ def digest(whole: RecordedFields | ScoredCase) -> CaseDigest:
 # exact (the same floats, strings, order and shared records), so `repr(digest)`, which
 # core/baseline.py's results_id hashes, is the same either way.
 _STATUSES = {s.value: s for s in Status}
+# Version 0 marks no string as interned: a later version would intern, on loading, every string
+# that happened to be interned when packed (ids and hashes, for pydantic interns what it parses),
+# one more permanent string per case. Its floats are written to 17 digits: still exact.
+_MARSHAL_VERSION = 0
 
 
 def pack(case: CaseDigest) -> bytes:
@@ -279,7 +283,7 @@ def pack(case: CaseDigest) -> bytes:
     )
     runs = tuple(None if r is _CLEAN_RUN else (r.error, r.duration, r.cost_usd, r.unpriced_models, r.figures) for r in case.runs)
     return marshal.dumps((case.suite, case.eval_set_id, case.eval_set_file, case.eval_id, case.fingerprint, case.status.value,
-                          case.reason, case.runs_note, metrics, runs, case.planned_runs, case.outputs))
+                          case.reason, case.runs_note, metrics, runs, case.planned_runs, case.outputs), _MARSHAL_VERSION)
 
 
 def unpack(data: bytes) -> CaseDigest:

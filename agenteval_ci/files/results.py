@@ -298,16 +298,16 @@ class ResultsFile:
         cases = SpilledDigests()
         for position, case in self._records(self._summary, digest):
             cases.add(case, *position)
-        cases.done()
         self._spilled = cases
         assert self.header is not None  # set by the iteration's end
         return ResultsDigest(self.header, cases, self.fetch)
 
     def _read(self, parse: Callable[[bytes, int], Record], of_case: Callable[[CaseResult], Record]) -> Iterator[Record]:
-        """Each line's record, noting where it lies."""
+        """Each line's record, noting where it lies (unless digest() noted it already, on disk)."""
         self.positions = {}
         for position, record in self._records(parse, of_case):
-            self.positions[record.key] = position
+            if self._spilled is None:
+                self.positions[record.key] = position
             yield record
 
     def _records(self, parse: Callable[[bytes, int], Record], of_case: Callable[[CaseResult], Record]) -> Iterator[tuple[Position, Record]]:

@@ -26,11 +26,14 @@ BATCH = 1000  # rows read at a time when iterating
 
 
 def _database() -> sqlite3.Connection:
-    """A private temporary database: SQLite makes it on disk, in the temp folder, and deletes it."""
+    """A private temporary database: SQLite makes it on disk, in the temp folder, and deletes it.
+    One transaction, never committed (nothing else ever reads the file): pages are written
+    only when the cache overflows, never at each change."""
     db = sqlite3.connect("", check_same_thread=False, isolation_level=None)
     db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     db.execute("PRAGMA journal_mode = OFF")
     db.execute("PRAGMA synchronous = OFF")
+    db.execute("BEGIN")
     return db
 
 
@@ -45,18 +48,12 @@ class SpilledDigests(Sequence[CaseDigest]):
         self._db = _database()
         self._db.execute("CREATE TABLE digests (id INTEGER PRIMARY KEY, key TEXT, member INTEGER, offset INTEGER, data BLOB)")
         self._db.execute("CREATE INDEX by_key ON digests (key)")  # not unique: a file may repeat a case, as a list may
-        self._db.execute("BEGIN")
         self._count = 0
 
     def add(self, case: CaseDigest, member: int = 0, offset: int = 0) -> None:
         """A case's digest, and where its line starts (the gzip member and the offset into it)."""
         self._db.execute("INSERT INTO digests VALUES (?, ?, ?, ?, ?)", (self._count, case.key, member, offset, pack(case)))
         self._count += 1
-
-    def done(self) -> None:
-        """Every case added: what was written is committed (read back from the cache or disk)."""
-        if self._db.in_transaction:
-            self._db.execute("COMMIT")
 
     def where(self, key: str) -> tuple[int, int] | None:
         """(member, offset) of the case's line (the last, if the key repeats), None when no case has the key."""
