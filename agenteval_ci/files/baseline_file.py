@@ -14,6 +14,7 @@ an unknown key, a newer version), is read again whole by the reader that names t
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -45,9 +46,29 @@ def parse_baseline_text(name: str, text: str) -> Baseline:
 def _streamed(f: BinaryIO, name: str) -> Baseline | None:
     """The baseline, or None when the file is not one this reader can vouch for."""
     try:
-        return _baseline(_Text(f), name)
+        return _baseline(_Text(_NoSurrogateEscapes(f)), name)  # type: ignore[arg-type]
     except (ValueError, _Incomplete, RecursionError, pydantic.ValidationError):  # UnicodeDecodeError is a ValueError
         return None
+
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+class _NoSurrogateEscapes:
+    """The file's bytes, refused (ValueError: read whole) at the first escaped surrogate: a lone
+    one must be named as the whole reader names it, and a valid pair (an emoji written with
+    ensure_ascii) is rare enough in a baseline to be read whole too."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self._f = f
+        self._tail = b""
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._f.read(size)
+        if _SURROGATE_ESCAPE.search(self._tail + data):
+            raise ValueError("an escaped surrogate")
+        self._tail = data[-5:]
+        return data
 
 
 def _baseline(text: _Text, name: str) -> Baseline | None:
