@@ -306,13 +306,13 @@ def main() -> None:
                     lines.append(f"{size:>7,} identical to the anchor: scores {'yes' if same_scores else 'NO'}, verdict and outcomes {'yes' if same_verdict else 'NO'}")
                     if not (same_scores and same_verdict):
                         failures.append(f"{size}: differs from the anchor")
+            print(lines[-1] if lines else "", flush=True)
             if size == max(args.cases):
                 for scaled in sorted(args.scaled):
                     lines.append(_scaled_row(folder / "ours", args.out / str(scaled), size, scaled, peaks, cpus, failures))
                     print(lines[-1], flush=True)
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
-            print(lines[-1] if lines else "", flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(args.out, ignore_errors=True)
