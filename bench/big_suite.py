@@ -3,7 +3,7 @@ and CPU time (which a shared machine's load does not inflate) and the results fi
 case, at several sizes, against today's code as the anchor.
 
     python bench/big_suite.py [--cases 2000 20000 100000] [--anchor PATH] [--anchor-max 20000]
-                              [--adk-max 20000] [--out bench/out/big_suite] [--keep]
+                              [--adk-max 20000] [--scaled 200000] [--out bench/out/big_suite] [--keep]
 
 A generated suite (tests/core/metrics/casegen.py: trajectory + ROUGE-1, recorded actuals), made
 block by block so the generator never holds it whole: an eval set, the baseline's actuals and a
@@ -11,12 +11,16 @@ candidate's (every 50th case loses its tool calls, every 97th is answered exactl
 step its own process with its peak RSS (ru_maxrss of the child) and wall time:
 
   score (baseline)   agenteval score EVALSET --actual BASE --json base.json(.gz)
-  accept             agenteval accept base --baseline baseline.json          (an N-case baseline)
   score              agenteval score EVALSET --actual CANDIDATE --json cand.json(.gz)
+  accept             agenteval accept base --baseline baseline.json          (an N-case baseline)
   compare            agenteval compare cand --baseline baseline.json --json comparison.json --md comment.md
                      (the comment must stay within GitHub's 65,536 characters)
   report html/junit  agenteval report cand --format html|junit -o FILE
   merge              agenteval merge of the candidate split into 4 shards (written by this script)
+
+--scaled sizes (multiples of the largest --cases) run accept, compare and the reports only, on
+results files made of copies of the largest size's (eval ids prefixed `c2-`, `c3-`, ...): the
+steps after scoring at sizes whose scoring would take long and says nothing new (it is flat).
 
 Ours writes `.json.gz` (plain `.json` is measured for its size too); the anchor, a checkout of
 the code before this change (`git worktree add /tmp/anchor <commit>`), writes its own `.json`.
@@ -143,6 +147,41 @@ def split_into_shards(results: Path, folder: Path) -> list[Path]:
     return paths
 
 
+def scaled_results(source: Path, target: Path, copies: int) -> None:
+    """A results file of `copies` times the source's cases, each copy's eval ids prefixed
+    (`c2-case-000001`): what `score` would write for a suite that many times bigger, made
+    without scoring it again (compare, report and accept read only the results file). The
+    fields after the cases (the stats) are the source's."""
+    sys.path.insert(0, str(ROOT))
+    from agenteval_ci.files.results import HEAD, results_file
+    from agenteval_ci.schema import Results
+
+    with results_file(str(target)) as writer:
+        for copy in range(1, copies + 1):
+            with gzip.open(source) as lines:
+                assert next(lines) == HEAD
+                for line in lines:
+                    if line.startswith(b"]"):
+                        trailer = line
+                        break
+                    renamed = line.rstrip(b"\n").removesuffix(b",").replace(b'"eval_id":"case-', f'"eval_id":"c{copy}-case-'.encode())
+                    writer.add_json(renamed if copy > 1 else line.rstrip(b"\n").removesuffix(b","))
+        writer.finish(Results.model_validate_json(HEAD + trailer))
+
+
+def after_scoring(tree: Path, folder: Path, base: Path, cand: Path) -> list[Step]:
+    """The steps that read results files (accept, compare, the reports), with the code in `tree`."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
+    agenteval = [sys.executable, "-m", "agenteval_ci"]
+    baseline = ["--baseline", str(folder / "baseline.json")]
+    steps = [measure([*agenteval, "accept", str(base), *baseline, "--allow-failed"], folder, env)]
+    steps.append(measure([*agenteval, "compare", str(cand), *baseline, "--json", str(folder / "comparison.json"), "--md", str(folder / "comment.md")], folder, env))
+    for fmt in ("html", "junit"):
+        step = measure([*agenteval, "report", str(cand), *baseline, "--format", fmt, "-o", str(folder / f"report.{fmt}")], folder, env)
+        steps.append(Step(f"report {fmt}", step.wall, step.peak_mib, step.code, step.error, step.cpu))
+    return steps
+
+
 def pipeline(tree: Path, folder: Path, suite: Path, ext: str, shards: bool) -> list[Step]:
     """Every step, with the code in `tree` (ours or the anchor's)."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -152,14 +191,9 @@ def pipeline(tree: Path, folder: Path, suite: Path, ext: str, shards: bool) -> l
     evalset = str(suite / "bench.evalset.json")
     steps = [
         measure([*agenteval, "score", evalset, "--actual", str(suite / "base.json"), "--json", str(base)], folder, env),
-        measure([*agenteval, "accept", str(base), "--baseline", str(folder / "baseline.json"), "--allow-failed"], folder, env),
         measure([*agenteval, "score", evalset, "--actual", str(suite / "candidate.json"), "--json", str(cand)], folder, env),
+        *after_scoring(tree, folder, base, cand),
     ]
-    baseline = ["--baseline", str(folder / "baseline.json")]
-    steps.append(measure([*agenteval, "compare", str(cand), *baseline, "--json", str(folder / "comparison.json"), "--md", str(folder / "comment.md")], folder, env))
-    for fmt in ("html", "junit"):
-        step = measure([*agenteval, "report", str(cand), *baseline, "--format", fmt, "-o", str(folder / f"report.{fmt}")], folder, env)
-        steps.append(Step(f"report {fmt}", step.wall, step.peak_mib, step.code, step.error, step.cpu))
     if shards:
         parts = split_into_shards(cand, folder)
         steps.append(measure([*agenteval, "merge", *map(str, parts), "--json", str(folder / f"merged{ext}")], folder, env))
@@ -207,6 +241,22 @@ def _row(size: int, side: str, steps: list[Step], file_bytes: dict[str, int]) ->
     return f"{size:>7,} {side:<7} {cells} {sizes}"
 
 
+def _scaled_row(scored: Path, folder: Path, size: int, scaled: int, peaks: dict[int, float], cpus: dict[int, float], failures: list[str]) -> str:
+    """accept, compare and the reports at `scaled` cases, from copies of the `size`-case results in `scored`."""
+    if scaled % size:
+        sys.exit(f"--scaled {scaled}: not a multiple of {size}")
+    folder.mkdir(parents=True, exist_ok=True)
+    base, cand = folder / "base.json.gz", folder / "cand.json.gz"
+    scaled_results(scored / "base.json.gz", base, scaled // size)
+    scaled_results(scored / "cand.json.gz", cand, scaled // size)
+    steps = after_scoring(ROOT, folder, base, cand)
+    peaks[scaled] = max(s.peak_mib for s in steps)  # of these steps only (score's is flat)
+    failures += [f"{scaled} ours {s.name}: exit {s.code}: {s.error}" for s in steps if s.code not in (0, 1)]
+    comment = len((folder / "comment.md").read_text(encoding="utf-8"))
+    shutil.rmtree(folder, ignore_errors=True)
+    return _row(scaled, "scaled", steps, {}) + f"PR comment {comment:,} chars (accept, compare and reports only: results made of {scaled // size} copies of the {size:,}-case results)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, nargs="+", default=[2000, 20000, 100000])
@@ -215,6 +265,9 @@ def main() -> None:
     parser.add_argument("--adk-max", type=int, default=20000, help="largest size google-adk's evaluators run")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "big_suite")
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    parser.add_argument("--scaled", type=int, nargs="*", default=[],
+                        help="bigger sizes (multiples of the largest --cases) for accept, compare and the reports only, "
+                             "their results files made of copies of the largest size's")
     args = parser.parse_args()
     args.out = args.out.resolve()  # the steps run in their own folders
     lines, failures = [], []
@@ -253,9 +306,13 @@ def main() -> None:
                     lines.append(f"{size:>7,} identical to the anchor: scores {'yes' if same_scores else 'NO'}, verdict and outcomes {'yes' if same_verdict else 'NO'}")
                     if not (same_scores and same_verdict):
                         failures.append(f"{size}: differs from the anchor")
+            print(lines[-1] if lines else "", flush=True)
+            if size == max(args.cases):
+                for scaled in sorted(args.scaled):
+                    lines.append(_scaled_row(folder / "ours", args.out / str(scaled), size, scaled, peaks, cpus, failures))
+                    print(lines[-1], flush=True)
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
-            print(lines[-1] if lines else "", flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(args.out, ignore_errors=True)
@@ -266,8 +323,9 @@ def main() -> None:
         low, high = sizes[-2], sizes[-1]
         print(f"peak RSS of the worst step: {', '.join(f'{n:,}: {peaks[n]:.0f} MiB' for n in sizes)}; "
               f"{high:,}/{low:,} cases: {peaks[high] / peaks[low]:.2f}x the memory for {high / low:.3g}x the cases (goal: <= 1 GiB, roughly flat)")
-        print(f"the whole pipeline per 1,000 cases, CPU time: {', '.join(f'{n:,}: {cpus[n] / n * 1000:.2f} s' for n in sizes)}; "
-              f"wall time: {', '.join(f'{n:,}: {walls[n] / n * 1000:.2f} s' for n in sizes)} (linear: equal; wall time also counts a shared machine's other work)")
+        whole = sorted(cpus)
+        print(f"the whole pipeline per 1,000 cases, CPU time: {', '.join(f'{n:,}: {cpus[n] / n * 1000:.2f} s' for n in whole)}; "
+              f"wall time: {', '.join(f'{n:,}: {walls[n] / n * 1000:.2f} s' for n in whole)} (linear: equal; wall time also counts a shared machine's other work)")
     if failures:
         sys.exit("\n".join(failures))
 

@@ -22,6 +22,7 @@ from ..core.digest import ResultsDigest
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
 from ..files.baseline_outputs import accepted_records, outputs_bytes, outputs_path
 from ..files.results import ResultsFile
+from ..files.spill import spilled_cases
 from ..github import Comment, Conflict, FileBytes, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
 from ..schema import CaseResult
 from ..schema.baseline import Baseline
@@ -159,7 +160,7 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     path, gate = project_choices(s)
     current = repo.get_file(path, pull.head.sha)
     new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha,
-                                figures=kept_figures(gate))
+                                figures=kept_figures(gate), new_cases=spilled_cases())
     text = dump_baseline(new)
     marker = accepted_marker(number, text, login)
     if pull.is_fork:

@@ -9,12 +9,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import load_baseline, parse_baseline
+from ..core.baseline import load_baseline
 from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
+from ..files.baseline_file import parse_baseline_text
 from ..files.project import project_settings
-from ..files.readers import parse_json
 from ..files.writing import write_atomic, write_pieces
 from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
 from ..report import comment_marker, comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
@@ -73,11 +73,11 @@ def project_choices(s: ActionSettings) -> tuple[str, GateSettings]:
 
 
 def baseline_of(file: FileContent | None, ref: str) -> Baseline | None:
-    """A baseline fetched through the API, read in memory; errors name the file and the commit."""
+    """A baseline fetched through the API (its text in memory), read case by case as a file is,
+    its cases kept on disk; errors name the file and the commit."""
     if file is None:
         return None
-    name = f"{file.path} at {ref[:12]}"
-    return parse_baseline(name, parse_json(name, file.text))
+    return parse_baseline_text(f"{file.path} at {ref[:12]}", file.text)
 
 
 def choose_baseline(s: ActionSettings, repo: Repo | None, pull: PullRequest | None) -> BaselineChoice:

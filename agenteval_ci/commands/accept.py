@@ -12,6 +12,7 @@ from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import ResultsFile
+from ..files.spill import spilled_cases
 from ._common import Done, Verbosity, applies_verbosity, say
 
 
@@ -36,11 +37,13 @@ def accept(settings: AcceptSettings) -> Done:
     cases, metrics = list(settings.cases) or None, list(settings.metrics) or None
     refuse_unsound(results, settings.allow_failed, cases)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
-    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit, figures=kept_figures(project.gate))
+    baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit, figures=kept_figures(project.gate),
+                                     new_cases=spilled_cases())
     recorded = save_outputs(path, referenced_outputs(baseline), file)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])
-    say(f"accepted {what} into {path.as_posix()} ({len(baseline.keys())} case(s) in the baseline; "
+    held = sum(len(cases) for sets in baseline.suites.values() for cases in sets.values())  # not a list of every key
+    say(f"accepted {what} into {path.as_posix()} ({held} case(s) in the baseline; "
         f"their recorded outputs, for re-judging, in {outputs_path(path).name}: {recorded} case(s))")
     thin = thin_history_note(baseline)
     if thin:

@@ -10,7 +10,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,8 +18,8 @@ from typing import Any
 
 from .. import __version__
 from ..errors import UsageError
-from ..files.readers import read_text
-from ..files.results import parse_versioned, parse_versioned_text
+from ..files.baseline_file import read_baseline
+from ..files.results import parse_versioned
 from ..files.writing import write_pieces
 from ..schema import Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
@@ -45,7 +45,7 @@ def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | Non
             raise UsageError(f"baseline {name}: file not found (it was named explicitly; drop --baseline or "
                              "agenteval.yaml's `baseline:` to run without one)")
         return None
-    return parse_versioned_text(name, read_text(path), Baseline, BASELINE_VERSION, "baseline")
+    return read_baseline(path)  # case by case, its cases kept on disk
 
 
 def parse_baseline(name: str, data: Any) -> Baseline:
@@ -81,7 +81,8 @@ def _sorted_object(value: Mapping[str, Any], level: int) -> Iterator[str]:
         yield "{}"
         return
     indent = "\n" + "  " * (level + 1)
-    for i, (key, item) in enumerate(sorted(value.items())):
+    for i, key in enumerate(sorted(value)):
+        item = value[key]  # one at a time: a baseline's cases may be kept on disk (files/spill.py)
         yield ("{" if i == 0 else ",") + indent + json.dumps(key, ensure_ascii=False) + ": "
         if isinstance(item, BaselineCase):
             yield json.dumps(item.model_dump(mode="json", exclude_none=True), indent=2, sort_keys=True, ensure_ascii=False).replace("\n", indent)
@@ -288,17 +289,18 @@ def baseline_from_results(
     *,
     commit: str | None = None,
     figures: Sequence[str] = (),
+    new_cases: Callable[[], dict[str, BaselineCase]] = dict,
 ) -> Baseline:
     """Accept `results` as the new baseline. With no filters the suites in the results are
     replaced (cases gone from them are dropped); other suites are kept. With `cases` and/or
     `metrics`, or from a `run -k` or one shard's file, only those change and everything else
     stays as it was. `figures`: the budgeted figures (gate.budget_keys()) each case keeps per
-    planned run."""
+    planned run. `new_cases` makes an eval set's cases (files/spill.py's keep them on disk)."""
     _check_filters(results, cases, metrics)
     partial = bool(cases or metrics or results.case_filter or results.shard)  # these files hold only some cases
     # The dicts are copied, not the cases: a case is replaced, never changed (a deep copy of a
     # 100,000-case baseline would double its memory).
-    suites = {} if previous is None else {s: {e: dict(cases) for e, cases in sets.items()} for s, sets in previous.suites.items()}
+    suites = {} if previous is None else {s: {e: cases.copy() for e, cases in sets.items()} for s, sets in previous.suites.items()}
     if not partial:
         for suite in {c.suite for c in results.cases} | set(results.suites):
             suites.pop(suite, None)
@@ -308,14 +310,18 @@ def baseline_from_results(
             continue
         old = previous.case(case.suite, case.eval_set_id, case.eval_id) if previous else None
         merged = _merge_case(old, case, metrics or None, accepted_from, figures)
-        suites.setdefault(case.suite, {}).setdefault(case.eval_set_id, {})[case.eval_id] = merged
+        eval_sets = suites.setdefault(case.suite, {})
+        if case.eval_set_id not in eval_sets:
+            eval_sets[case.eval_set_id] = new_cases()
+        eval_sets[case.eval_set_id][case.eval_id] = merged
     provenance = Provenance(
         commit=commit or results.commit,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         tool_version=__version__,
         num_runs=results.num_runs,
     )
-    return Baseline(provenance=provenance, suites=suites, judges=_judges(results, previous, suites))
+    # Each part is valid already; validating the whole would copy the cases into memory.
+    return Baseline.model_construct(provenance=provenance, suites=suites, judges=_judges(results, previous, suites))
 
 
 def _judges(results: ScoredResults, previous: Baseline | None, suites: dict[str, dict[str, dict[str, BaselineCase]]]) -> dict[str, JudgeFingerprint]:

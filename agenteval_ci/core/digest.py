@@ -12,10 +12,11 @@ its recorded runs (`outputs`, core/recorded_outputs.py) and each run's budgeted 
 
 from __future__ import annotations
 
+import marshal
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from ..schema import AdaptiveInfo, CaseResult, Results, RunRecord, RunStats, ShardInfo, Status
 from ..schema.judge import JudgeFingerprint
@@ -259,6 +260,74 @@ def digest(whole: RecordedFields | ScoredCase) -> CaseDigest:
     )
 
 
+# ---------------------------------------------------------------- packed: a digest as bytes
+
+# A big suite's digests are kept as bytes (files/spill.py keeps them on disk) and unpacked as
+# each is read: marshal of plain tuples is compact and quick to load, and the round trip is
+# exact (the same floats, strings, order and shared records), so `repr(digest)`, which
+# core/baseline.py's results_id hashes, is the same either way.
+_STATUSES = {s.value: s for s in Status}
+# Version 0 marks no string as interned: a later version would intern, on loading, every string
+# that happened to be interned when packed (ids and hashes, for pydantic interns what it parses),
+# one more permanent string per case. Its floats are written to 17 digits: still exact.
+_MARSHAL_VERSION = 0
+
+
+def pack(case: CaseDigest) -> bytes:
+    metrics = tuple(
+        (name, m.score, m.threshold, m.status.value, m.reason, m.config_fingerprint, m.judged_without,
+         tuple((r.score, r.status.value, None if r.rubric_scores is None else tuple((v.rubric_id, v.score) for v in r.rubric_scores))
+               for r in m.runs),
+         None if m.judge is None else m.judge.model_dump_json())
+        for name, m in case.metrics.items()
+    )
+    runs = tuple(None if r is _CLEAN_RUN else (r.error, r.duration, r.cost_usd, r.unpriced_models, r.figures) for r in case.runs)
+    return marshal.dumps((case.suite, case.eval_set_id, case.eval_set_file, case.eval_id, case.fingerprint, case.status.value,
+                          case.reason, case.runs_note, metrics, runs, case.planned_runs, case.outputs), _MARSHAL_VERSION)
+
+
+def unpack(data: bytes) -> CaseDigest:
+    suite, eval_set_id, eval_set_file, eval_id, fingerprint, status, reason, runs_note, metrics, runs, planned, outputs = marshal.loads(data)
+    return CaseDigest(
+        suite=sys.intern(suite),
+        eval_set_id=sys.intern(eval_set_id),
+        eval_set_file=_shared(eval_set_file),
+        eval_id=eval_id,
+        fingerprint=fingerprint,
+        status=_STATUSES[status],
+        reason=_shared(reason),
+        runs_note=runs_note,
+        metrics={sys.intern(m[0]): _unpack_metric(m) for m in metrics},
+        runs=tuple(_CLEAN_RUN if r is None else _unpack_run(r) for r in runs),
+        planned_runs=planned,
+        outputs=outputs,
+    )
+
+
+def _unpack_metric(packed: tuple[Any, ...]) -> MetricDigest:
+    _, score, threshold, status, reason, config, without, runs, judge = packed
+    return MetricDigest(
+        score=score,
+        threshold=threshold,
+        status=_STATUSES[status],
+        reason=_shared(reason),
+        config_fingerprint=sys.intern(config),
+        judged_without=None if without is None else tuple(sys.intern(w) for w in without),
+        runs=tuple(RunScoreDigest(s, _STATUSES[st], None if rubrics is None else tuple(RubricDigest(sys.intern(i), v) for i, v in rubrics))
+                   for s, st, rubrics in runs),
+        judge=None if judge is None else _judge_of_json(judge),
+    )
+
+
+def _unpack_run(packed: tuple[Any, ...]) -> RunDigest:
+    error, duration, cost, unpriced, figures = packed
+    return RunDigest(_shared(error), duration, cost, None if unpriced is None else tuple(sys.intern(m) for m in unpriced), figures)
+
+
+def _judge_of_json(text: str) -> JudgeFingerprint | None:
+    return _JUDGES.get(text) or _judge(JudgeFingerprint.model_validate_json(text))
+
+
 class ScoredResults(Protocol):
     """A results record as the gate, accept and the reports read it: a Results in memory, or
     a ResultsDigest of a file."""
@@ -299,7 +368,7 @@ class ResultsDigest:
     """A results file's other fields and its cases' digests; `fetch` reads chosen cases whole again."""
 
     header: Results  # its cases list is empty
-    cases: list[CaseDigest]
+    cases: Sequence[CaseDigest]  # a list, or files/spill.py's digests kept on disk
     fetch: Fetch
 
     @property

@@ -148,6 +148,7 @@ def judged_alike(results: ScoredResults, baseline: Baseline) -> tuple[Baseline, 
             old.metrics[change.metric] = _standing_in(change.old, change.rejudged, key)
         else:
             del old.metrics[change.metric]
+        adjusted.suites[suite][eval_set_id][eval_id] = old  # stored back: a baseline's cases may be kept on disk (files/spill.py)
     return adjusted, tuple(_summaries(changes))
 
 

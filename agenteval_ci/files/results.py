@@ -36,6 +36,7 @@ from ..schema.judge import JudgeFingerprint
 from ..schema.problems import problems_from
 from ..schema.results import SCHEMA_VERSION
 from .readers import MAX_FILE_BYTES, check_data, decode_text, open_regular, parse_json
+from .spill import SpilledDigests
 from .writing import atomic_writer
 
 HEAD = b'{"schema_version":2,"cases":[\n'
@@ -281,6 +282,7 @@ class ResultsFile:
         self._whole: dict[str, CaseResult] | None = None
         self._gzip: bool | None = None
         self._members: dict[int, bytes] = {}  # the last members inflated, for reading cases again
+        self._spilled: SpilledDigests | None = None  # digest()'s cases, with where each lies
 
     def __iter__(self) -> Iterator[CaseResult]:
         return self._read(self._case, lambda case: case)
@@ -290,16 +292,29 @@ class ResultsFile:
         return self._read(self._summary, digest)
 
     def digest(self) -> ResultsDigest:
-        """The file's other fields and every case's digest: what compare, accept and the reports hold."""
-        cases = list(self.digests())
+        """The file's other fields and every case's digest: what compare, accept and the reports
+        hold. The digests are kept on disk (files/spill.py), with where each case lies: memory
+        does not grow with the file."""
+        cases = SpilledDigests()
+        for position, case in self._records(self._summary, digest):
+            cases.add(case, *position)
+        self._spilled = cases
         assert self.header is not None  # set by the iteration's end
         return ResultsDigest(self.header, cases, self.fetch)
 
     def _read(self, parse: Callable[[bytes, int], Record], of_case: Callable[[CaseResult], Record]) -> Iterator[Record]:
-        """Each line's record; a file in another layout is read whole and each case made one."""
+        """Each line's record, noting where it lies (unless digest() noted it already, on disk)."""
         self.positions = {}
+        for position, record in self._records(parse, of_case):
+            if self._spilled is None:
+                self.positions[record.key] = position
+            yield record
+
+    def _records(self, parse: Callable[[bytes, int], Record], of_case: Callable[[CaseResult], Record]) -> Iterator[tuple[Position, Record]]:
+        """Each line's record and where it starts; a file in another layout is read whole and
+        each case made one."""
         if not is_results_file(self.path):
-            yield from (of_case(case) for case in self._read_whole())
+            yield from ((Position(0, 0), of_case(case)) for case in self._read_whole())
             return
         lines = _lines(self.path, self.name)
         next(lines)  # HEAD
@@ -312,12 +327,17 @@ class ResultsFile:
             if not line:
                 continue
             record = parse(line.removesuffix(b","), index)
-            self.positions[record.key] = position
             index += 1
-            yield record
+            yield position, record
         if trailer is None or next(lines, None) is not None:
             raise InputError(Problem(self.name, "$", "the file ends before its cases do, or goes on after them: a results file cut short or edited?"))
         self.header = self._header(trailer)
+
+    def _where(self, key: str) -> Position | None:
+        if self._spilled is not None:
+            found = self._spilled.where(key)
+            return None if found is None else Position(*found)
+        return self.positions.get(key)
 
     def _case(self, line: bytes, index: int) -> CaseResult:
         try:
@@ -366,14 +386,17 @@ class ResultsFile:
         """These cases whole (keys not in the file are left out), read again from the file."""
         if self._whole is not None:
             return {k: self._whole[k] for k in keys if k in self._whole}
-        wanted = sorted((k for k in keys if k in self.positions), key=self.positions.__getitem__)
-        return {key: self._case(self.line(key), 0) for key in wanted}
+        found = {k: where for k in keys if (where := self._where(k)) is not None}
+        return {key: self._case(self.line(key), 0) for key in sorted(found, key=found.__getitem__)}
 
     def line(self, key: str) -> bytes:
         """A case's JSON as the file holds it (after the iteration found where it is)."""
         if self._whole is not None:
             return case_json(self._whole[key])
-        member, offset = self.positions[key]
+        where = self._where(key)
+        if where is None:
+            raise KeyError(key)
+        member, offset = where
         if self._gzip is None:
             self._gzip = _is_gzip(self.path, self.name)
         if self._gzip:

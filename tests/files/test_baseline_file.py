@@ -1,0 +1,163 @@
+"""The baseline read case by case (files/baseline_file.py): the same baseline as a whole read
+in any JSON layout, a damaged file still a clear error naming the file and the JSON path, and
+compare / accept holding a bounded amount of memory per case."""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import json
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from agenteval_ci.cli import main
+from agenteval_ci.core.baseline import dump_baseline, load_baseline
+from agenteval_ci.errors import InputError
+from agenteval_ci.files.baseline_file import parse_baseline_text, read_baseline
+from agenteval_ci.files.results import HEAD, results_file
+from agenteval_ci.files.spill import SpilledCases
+from agenteval_ci.schema import Results
+from agenteval_ci.schema.baseline import Baseline
+from tests.files.test_results_stream import _scored
+
+
+@pytest.fixture(scope="module")
+def accepted(tmp_path_factory) -> tuple[Path, Path]:
+    """A 40-case results file and the baseline accepted from it."""
+    folder = tmp_path_factory.mktemp("accepted")
+    results = _scored(folder, 40, "results.json.gz")
+    baseline = folder / "baseline.json"
+    assert main(["accept", str(results), "--baseline", str(baseline), "--allow-failed", "-q"]) == 0
+    return results, baseline
+
+
+def _whole(text: str) -> str:
+    """The baseline as the whole-file reader reads it, written back."""
+    return dump_baseline(Baseline.model_validate_json(text))
+
+
+@pytest.mark.parametrize("layout", ["ours", "compact", "indent 4, keys unsorted", "ascii escapes"])
+def test_any_json_layout_reads_as_the_whole_file_reader_reads_it(accepted, tmp_path, layout):
+    text = accepted[1].read_text()
+    data = json.loads(text)
+    if layout == "compact":
+        text = json.dumps(data, separators=(",", ":"))
+    elif layout == "indent 4, keys unsorted":
+        data["suites"] = {s: {e: dict(reversed(list(cases.items()))) for e, cases in sets.items()} for s, sets in data["suites"].items()}
+        text = json.dumps({k: data[k] for k in reversed(list(data))}, indent=4)
+    elif layout == "ascii escapes":
+        data["suites"]["déjà vu"] = {"ünïcode 😀": {"☂": next(iter(next(iter(data["suites"]["default"].values())).values()))}}  # a pair: read whole
+        text = json.dumps(data, ensure_ascii=True)
+    path = tmp_path / "baseline.json"
+    path.write_text(text)
+    streamed = read_baseline(path)
+    spilled = [isinstance(cases, SpilledCases) for sets in streamed.suites.values() for cases in sets.values()]
+    assert all(spilled) if layout != "ascii escapes" else not any(spilled)  # an escaped emoji: read whole
+    assert dump_baseline(streamed) == _whole(text) == dump_baseline(parse_baseline_text("x", text))
+    if layout == "ours":
+        assert dump_baseline(streamed) == text  # read and written back: byte for byte
+
+
+def test_a_repeated_key_reads_as_the_json_module_reads_it(accepted, tmp_path):
+    """The last value, where the first one stood: the reader hands such a file to the whole read."""
+    text = accepted[1].read_text()
+    first = text.index('"case-')
+    key = text[first : text.index('"', first + 1) + 1]
+    doubled = text.replace('"suites": {', '"suites": {"default": {}, ', 1).replace(f"{key}: {{", f"{key}: {{}}, {key}: {{", 1)
+    path = tmp_path / "baseline.json"
+    path.write_text(doubled)
+    assert dump_baseline(load_baseline(path)) == dump_baseline(parse_baseline_text("x", doubled)) == text
+
+
+@pytest.mark.parametrize(
+    ("edit", "where"),
+    [
+        (lambda t: t[: len(t) * 3 // 5], "not valid JSON"),  # cut short inside a case
+        (lambda t: t[: t.rindex("}")], "not valid JSON"),  # cut short at its very end
+        (lambda t: t.replace('"history": "P"', '"history": "PX"', 1), ".metrics.response_match_score.history"),
+        (lambda t: t.replace('"fingerprint": ', '"fingerprints": ', 1), ".fingerprint"),
+        (lambda t: t.replace('"status": "PASSED"', '"status": "GREAT"', 1), ".status"),
+        (lambda t: t.replace('"schema_version": 2', '"schema_version": 3', 1), "newer than this agenteval reads"),
+        (lambda t: t.replace('"provenance": {', '"provenance": {"extra": 1, ', 1), "$.provenance"),
+        (lambda t: t.replace('"suites": {', '"suites": {"bad": [1], ', 1), "$.suites.bad"),
+    ],
+)
+def test_a_damaged_baseline_is_exit_2_naming_the_file_and_the_json_path(accepted, tmp_path, capsys, edit, where):
+    results, good = accepted
+    path = tmp_path / "baseline.json"
+    path.write_text(edit(good.read_text()))
+    before = path.read_bytes()
+    with pytest.raises(InputError) as err:
+        load_baseline(path)
+    assert path.as_posix() in str(err.value) and where in str(err.value)
+    capsys.readouterr()
+    assert main(["compare", str(results), "--baseline", str(path)]) == 2
+    assert main(["accept", str(results), "--baseline", str(path), "--allow-failed"]) == 2
+    message = capsys.readouterr().err
+    assert path.as_posix() in message and where in message
+    assert path.read_bytes() == before  # left untouched
+
+
+def test_a_bad_case_deep_in_the_file_names_its_json_path(accepted, tmp_path):
+    text = accepted[1].read_text()
+    at = text.rindex('"history": "')  # the last case's
+    path = tmp_path / "baseline.json"
+    path.write_text(text[:at] + '"history": "P P++"' + text[text.index(",", at) :])
+    with pytest.raises(InputError, match=r"\$\.suites\.default\.gen\.case-0+39\.metrics\.\w+\.history"):
+        load_baseline(path)
+
+
+# ---------------------------------------------------------------- memory per case
+
+
+def _copies(source: Path, target: Path, copies: int) -> None:
+    """A results file of `copies` times the source's cases under new eval ids (bench/big_suite.py's --scaled)."""
+    with results_file(str(target)) as writer, gzip.open(source) as lines:
+        body = list(lines)
+        assert body[0] == HEAD
+        for copy in range(copies):
+            for line in body[1:-1]:
+                writer.add_json(line.rstrip(b"\n").removesuffix(b",").replace(b'"eval_id":"case-', f'"eval_id":"c{copy}-case-'.encode()))
+        writer.finish(Results.model_validate_json(HEAD + body[-1]))
+
+
+def _peak(argv: list[str]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        assert main(argv) in (0, 1)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_compare_and_accept_hold_little_per_case(accepted, tmp_path, capsys):
+    """Peak Python memory of accept and compare at 1,200 and 2,800 cases: not the baseline or the
+    results' digests, which took ~6.5 KB a case when they were held in memory. What grows is the
+    comparison's own outcome per case (compare: ~0.5 KB) and, in accept, the sets of recorded
+    outputs' digests and caches that fill up as whole cases are read to record their outputs
+    (about 2.4 KB a case between these sizes; RSS grows ~0.7 KB a case from 20,000 cases up:
+    bench/big_suite.py). The bounds are loose: the process's caches, which the tests before this
+    one fill to different levels, blur the figure by a KB or two a case."""
+    results = accepted[0]
+    growth = {}
+    for step in ("accept", "compare"):
+        peaks = []
+        for copies in (30, 70):
+            folder = tmp_path / f"{step}-{copies}"
+            folder.mkdir()
+            made = folder / "results.json.gz"
+            _copies(results, made, copies)
+            baseline = folder / "baseline.json"
+            if step != "accept":
+                assert main(["accept", str(made), "--baseline", str(baseline), "--allow-failed", "-q"]) == 0
+            argv = {
+                "accept": ["accept", str(made), "--baseline", str(baseline), "--allow-failed", "-q"],
+                "compare": ["compare", str(made), "--baseline", str(baseline), "--json", str(folder / "c.json"), "--md", str(folder / "c.md")],
+            }[step]
+            peaks.append(_peak(argv))
+            capsys.readouterr()
+        growth[step] = (peaks[1] - peaks[0]) / (40 * 40)
+    assert growth["compare"] < 3500 and growth["accept"] < 3500, growth
