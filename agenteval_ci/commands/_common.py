@@ -10,7 +10,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -18,18 +18,21 @@ from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
+from ..agents import agent_folder
 from ..agents.logs import DEFAULT_CONSOLE_LEVEL
 from ..core.digest import CaseDigest, ResultsDigest, ScoredCase, ScoredResults, digest
 from ..errors import Problem, UsageError
+from ..files.dotenv import load_agent_dotenv
 from ..files.readers import printable, regular_or_kind
-from ..files.results import ResultsFile, results_file
+from ..files.results import ResultsFile, results_file, write_results
 from ..report.console import PLAIN, Style
 from ..report.table import Table
-from ..report.view import JudgedBlind
+from ..report.view import JudgedBlind, judged_blind_warnings
 from ..schema import CaseResult, Results
 
 if TYPE_CHECKING:
     from ..core.gate import Comparison
+    from ..files.project import Suite
 
 
 @dataclass(frozen=True)
@@ -205,16 +208,10 @@ def saved_results(path: str | None) -> Iterator[SavedResults]:
 def save_results(results: Results, output: Output, warnings: Iterable[Problem | str] = ()) -> None:
     """A results record already whole in memory (rejudge's stored cases): written as `run`
     writes its own, with the load warnings and those about the scores (printed now)."""
-    blind = JudgedBlind()
-    for case in results.cases:
-        blind.add(case)
-    about_scores = blind.warnings()
+    about_scores = judged_blind_warnings(results)
     print_warnings(about_scores)
     if output.json:
-        with results_file(output.json) as writer:
-            for case in results.cases:
-                writer.add(case)
-            writer.finish(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *results.warnings, *about_scores]}))
+        write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *results.warnings, *about_scores]}), output.json)
 
 
 def print_table(results: ScoredResults, output: Output, comparison: Comparison | None = None, whole: Iterable[CaseResult] | None = None) -> None:
@@ -258,3 +255,14 @@ def _files_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
     for here, _, names in os.walk(folder, onerror=unreadable):
         found += [Path(here, n) for n in names if any(fnmatch.fnmatchcase(n, p) for p in patterns) and Path(here, n).is_file()]
     return sorted(found)
+
+
+def with_agent_dotenv(suites: Iterable[Suite], environ: Mapping[str, str]) -> Mapping[str, str]:
+    """Load the suites' agents' `.env` files into os.environ, as `adk eval` does (files/dotenv.py),
+    and return `environ` as the judge should read it: with those values beneath what it holds."""
+    loaded = load_agent_dotenv(agent_folder(s.agent, s.base_dir) for s in suites)
+    for path, names in loaded.items():
+        note(f"loaded {path.as_posix()} ({len(names)} variable(s) not already set), as adk eval loads an agent's .env")
+    if not loaded or environ is os.environ:
+        return environ
+    return {**{name: os.environ[name] for names in loaded.values() for name in names}, **environ}

@@ -18,6 +18,7 @@ from ..files.results import ResultsFile, is_results_file, results_from_data
 from ..runner.rejudge import MetricsOf, metrics_by_eval_set
 from ..schema import CaseResult
 from ..schema.settings import JudgeSettings
+from ._common import with_agent_dotenv
 
 
 @dataclass(frozen=True)
@@ -44,12 +45,17 @@ def load_stored(path: str) -> Stored:
             raise InputError(Problem(sidecar.as_posix(), "$", f"no recorded outputs of {name}'s cases: the baseline was accepted "
                                      "before agenteval kept them (accept again), or the file is missing"))
         keys = sorted({(c_suite, e, c) for c_suite, sets in baseline.suites.items() for e, cases in sets.items() for c in cases})
-        missing = [k for k in keys if (case := baseline.case(*k)) is None or case.outputs not in records]
+        recorded, missing = [], []
+        for key in keys:
+            case = baseline.case(*key)
+            if case is not None and case.outputs in records:
+                recorded.append(as_case_result(records[case.outputs]))
+            else:
+                missing.append(key)
         if missing:
             print(f"warning: {len(missing)} baseline case(s) have no recorded outputs and are left out (first: {'/'.join(missing[0])})",
                   file=sys.stderr)
-        wanted = [baseline.case(*k) for k in keys if k not in missing]
-        return Stored([as_case_result(records[c.outputs]) for c in wanted if c is not None and c.outputs], True)
+        return Stored(recorded, True)
     return Stored(results_from_data(name, data).cases, False)
 
 
@@ -68,6 +74,7 @@ def current_criteria(config: str | Path, environ: Mapping[str, str], judge_model
     from ..files.project import with_judge_model
 
     project = load_project(config)
+    environ = with_agent_dotenv(project.suites, environ)  # the judge's key may sit in the agent's .env, as for run
     suites = [with_judge_model(s, judge_model) for s in project.suites]
     judge = project.config.judge
     judge = judge.model_copy(update={"cache_dir": str(Path(project.path).parent / judge.cache_dir)})

@@ -45,7 +45,7 @@ def _judged_by(settings: AgreementSettings, config: str | Path, model: str | Non
     """The stored cases judged by `model` (None: the configured judges), and what that cost."""
     criteria = current_criteria(config, settings.environ, model)
     judged = lambda case: [m for m in criteria.metrics_of(case) if m.spec.judged and (not settings.metrics or m.name in settings.metrics)]
-    judge = make_judge(criteria.judge, settings.environ)
+    judge = make_judge(criteria.judge, criteria.environ)
     cases, _ = rescore(load_stored(settings.stored).cases, judged, judge)
     usage = judge.stats()
     cost = "unknown" if usage.estimated_cost_usd is None else f"${usage.estimated_cost_usd:.4f}"

@@ -18,7 +18,7 @@ from ..errors import EXIT_FAILED, EXIT_PASSED
 from ..files.discovery import project_file
 from ..files.results import new_results
 from ..judge import make_judge
-from ..runner.rejudge import rejudge_baseline, rescore
+from ..runner.rejudge import rescore, with_rejudged
 from ..schema import RunStats
 from ..schema.settings import GateSettings
 from ._common import Output, Verbosity, applies_verbosity, print_table, print_warnings, save_results
@@ -49,7 +49,7 @@ def rejudge(settings: RejudgeSettings) -> Ran:
     criteria = current_criteria(project_file(settings.config), settings.environ, settings.judge_model)
     project = criteria.project
     print_warnings(project.warnings)
-    judge = make_judge(criteria.judge, settings.environ)
+    judge = make_judge(criteria.judge, criteria.environ)
     cases, skipped = rescore(stored.cases, criteria.metrics_of, judge)
     if skipped:
         print_warnings([f"{len(skipped)} stored case(s) belong to no suite or eval set of {project.path} and are left out "
@@ -58,7 +58,7 @@ def rejudge(settings: RejudgeSettings) -> Ran:
                           suites=sorted({c.suite for c in cases}) or None, stats=with_judge_usage(RunStats(), judge.usage()))
     target = project.settings.baseline_target(settings.baseline)
     baseline = load_baseline(target.path, required=target.required)
-    results = rejudge_baseline(results, baseline, target.path, criteria.metrics_of, criteria.judge, settings.environ)
+    results = with_rejudged(results, results.cases, baseline, target.path, criteria.metrics_of, criteria.judge, criteria.environ)
     output = replace(settings.output, json=settings.output.json or str(Path(project.path).parent / REJUDGED))
     save_results(results, output, project.warnings)
     if not settings.verbosity.quiet:  # routine: what it cost

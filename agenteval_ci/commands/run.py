@@ -9,14 +9,12 @@ gated score not evaluated is no pass (AGENT_DIR may also be a Python callable, `
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
-from ..agents import agent_folder
 from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.baseline import load_baseline
 from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
@@ -24,7 +22,6 @@ from ..core.gate import Comparison, unevidenced
 from ..core.settings import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
 from ..files.discovery import adk_eval_config, default_results, project_file
-from ..files.dotenv import load_agent_dotenv
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.project import EvalSetToRun, Project, Suite, load_project, select_cases
@@ -34,7 +31,7 @@ from ..schema import Results, ShardInfo, Status
 from ..schema.baseline import Baseline
 from ..schema.project import MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
-from ._common import Done, Output, SavedResults, Verbosity, applies_verbosity, note, print_table, print_warnings, saved_results
+from ._common import Done, Output, SavedResults, Verbosity, applies_verbosity, print_table, print_warnings, saved_results, with_agent_dotenv
 from .compare import compare_and_report, print_verdict
 
 
@@ -84,24 +81,14 @@ def run(settings: RunSettings) -> Ran:
     baseline = None if settings.new_baseline else _adaptive_baseline(suites, project, settings)
     output = replace(settings.output, json=settings.output.json or str(default_results(project.path)))  # so `agenteval accept` finds it
     with saved_results(output.json) as saved:
-        results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate,
-                       finish=lambda header: _rejudge_changed(header, saved.digests, suites, judge, project, settings))
+        # A new baseline replaces the old one: judging the old one's outputs again would be spent for nothing.
+        rejudge = None if settings.new_baseline else (lambda header: _rejudge_changed(header, saved.digests, suites, judge, project, settings))
+        results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate, finish=rejudge)
         if not settings.compare or settings.new_baseline:
             print_table(results, output, whole=saved.whole())
             explain_failed_runs(results)
             return Ran(EXIT_PASSED if results.passed else EXIT_FAILED, results)
         return _gate(results, saved, project, gate, replace(settings, output=output))
-
-
-def with_agent_dotenv(suites: list[Suite], environ: Mapping[str, str]) -> Mapping[str, str]:
-    """Load the suites' agents' `.env` files into os.environ, as `adk eval` does (files/dotenv.py),
-    and return `environ` as the judge should read it: with those values beneath what it holds."""
-    loaded = load_agent_dotenv(agent_folder(s.agent, s.base_dir) for s in suites)
-    for path, names in loaded.items():
-        note(f"loaded {path.as_posix()} ({len(names)} variable(s) not already set), as adk eval loads an agent's .env")
-    if not loaded or environ is os.environ:
-        return environ
-    return {**{name: os.environ[name] for names in loaded.values() for name in names}, **environ}
 
 
 def _run_adk_form(settings: RunSettings) -> Ran:

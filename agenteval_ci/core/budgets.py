@@ -235,7 +235,7 @@ class BudgetSummary:
     @property
     def doubtful(self) -> bool:
         """Within, but only because the rise over the budget is not beyond noise (the reason says what would settle it)."""
-        return self.verdict == "within" and self.reason.startswith("unsure")
+        return self.verdict == "within" and self.mode == "stochastic" and self.typical is not None and self.typical > self.budget + SAME
 
     @property
     def what(self) -> str:

@@ -45,6 +45,7 @@ GZIP_LEVEL = 6  # zlib's default: a third smaller than level 1 for 2.5x its (sma
 MEMBER_BYTES = 256 * 1024  # uncompressed bytes per gzip member: fetching one case inflates at most this
 MEMBERS_KEPT = 4  # inflated members kept for reading cases again: neighbours are often read together
 CHUNK = 1024 * 1024
+FIRST_CHUNK = 16 * 1024  # a plain file's first read from a case's line (a line is ~6 KB)
 
 
 def utc_timestamp() -> str:
@@ -448,10 +449,10 @@ def _chunks(path: Path, name: str, start: Position) -> Iterator[tuple[int, int, 
     with open_regular(path) as f:
         if not gzipped:
             f.seek(start.offset)
-            offset = start.offset
-            while chunk := f.read(CHUNK):
+            offset, size = start.offset, FIRST_CHUNK  # small first: a case fetched alone is one line
+            while chunk := f.read(size):
                 yield 0, offset, chunk
-                offset += len(chunk)
+                offset, size = offset + len(chunk), min(2 * size, CHUNK)
             return
         f.seek(start.member)
         skip = start.offset  # the first member's bytes before the wanted line

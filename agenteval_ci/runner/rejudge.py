@@ -56,17 +56,6 @@ def lean(metric: MetricResult) -> MetricResult:
     return metric.model_copy(update={"runs": [run.model_copy(update={"per_invocation": []}) for run in metric.runs]})
 
 
-def rejudge_baseline(
-    results: Results, baseline: Baseline | None, baseline_path: str | Path, metrics_of: MetricsOf,
-    settings: JudgeSettings, environ: Mapping[str, str],
-) -> Results:
-    """`results` with the baseline's recorded outputs judged again wherever a judge changed."""
-    rejudged, usage = rejudged_baseline(results.cases, baseline, baseline_path, metrics_of, settings, environ)
-    if not rejudged:
-        return results
-    return results.model_copy(update={"rejudged": [*(results.rejudged or []), *rejudged], "stats": _with_usage(results, usage)})
-
-
 def with_rejudged(header: Results, cases: Sequence[ScoredCase], baseline: Baseline | None, baseline_path: str | Path,
                   metrics_of: MetricsOf, settings: JudgeSettings, environ: Mapping[str, str]) -> Results:
     """A results file's other fields (`header`, written after its `cases`, here their digests)

@@ -99,10 +99,12 @@ def test_a_plausible_breach_is_unsure_until_the_last_look_and_names_the_runs_tha
     assert early.verdict == "unsure"
     last = summary(pairs, looks=looks)
     assert last.verdict == "within"
+    # over a +0% budget by the estimate, not beyond noise: the reason says what would settle it
+    over = summary(pairs, budget=0.0, looks=looks)
     rise = typical_rise(pairs, 0.05)
+    assert over.doubtful and rise.typical > 0 and over.reason.startswith("unsure: over the budget by the estimate but not beyond noise")
     needed = runs_to_settle(pairs, rise, 0.05)
-    if rise.typical > 0.05:
-        assert needed is None or f"about {needed} run(s) per case would settle it" in last.reason
+    assert (f"about {needed} run(s) per case would settle it" if needed else "more runs now cannot settle it") in over.reason
     # a breach ruled out (well under the budget, little noise) is settled at once
     calm = [pair(f"c{i}", [1000.0, 1010.0, 990.0], [1000.0 + i % 3]) for i in range(30)]
     assert summary(calm, looks=looks, last_look=False).verdict == "within"
