@@ -12,11 +12,13 @@ baseline; accepting the results records the new judge. `judged_alike` is the gat
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..schema import MetricResult
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.judge import JudgeFingerprint
+from ..schema.results import RejudgedBaseline
 from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .judge_fingerprint import differences, judge_id
 from .metrics.registry import REGISTRY
@@ -92,20 +94,24 @@ def _same_request(a: JudgeFingerprint, b: JudgeFingerprint) -> bool:
     return not differences(a.model_copy(update={"versions": []}), b.model_copy(update={"versions": []}))
 
 
-def rejudged_for(results: ScoredResults, baseline: Baseline, old: BaselineCase, case: ScoredCase, name: str) -> MetricResult | None:
-    """This run's re-judging of exactly this baseline entry (its outputs, its judge), if made."""
+def rejudged_for(rejudged: Mapping[tuple[str, str, str, str], list[RejudgedBaseline]], baseline: Baseline, old: BaselineCase,
+                 case: ScoredCase, name: str) -> MetricResult | None:
+    """This run's re-judging of exactly this baseline entry (its outputs, its judge), if made;
+    `rejudged`: the results' re-judgings by case key and metric."""
     entry = old.metrics[name]
     outputs = baseline.outputs_of(old, name)
     after = case.metrics[name].judge
-    for found in results.rejudged or []:
-        same_entry = (found.suite, found.eval_set_id, found.eval_id, found.metric) == (case.suite, case.eval_set_id, case.eval_id, name)
-        if same_entry and found.outputs == outputs and found.was == entry.judge and found.result.judge and after \
+    for found in rejudged.get((case.suite, case.eval_set_id, case.eval_id, name), []):
+        if found.outputs == outputs and found.was == entry.judge and found.result.judge and after \
                 and _same_request(found.result.judge, after):
             return found.result
     return None
 
 
 def _changes(results: ScoredResults, baseline: Baseline) -> list[_Changed]:
+    rejudged: dict[tuple[str, str, str, str], list[RejudgedBaseline]] = {}
+    for entry in results.rejudged or []:  # indexed once: a judge swap on a big suite re-judges every case
+        rejudged.setdefault((entry.suite, entry.eval_set_id, entry.eval_id, entry.metric), []).append(entry)
     found = []
     for case in results.cases:
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
@@ -114,7 +120,7 @@ def _changes(results: ScoredResults, baseline: Baseline) -> list[_Changed]:
         for name, metric in sorted(case.metrics.items()):
             before = changed_judge(baseline, old, case, name)
             if before is not None and metric.judge is not None:
-                found.append(_Changed(case.key, name, before, metric.judge, old.metrics[name], metric, rejudged_for(results, baseline, old, case, name)))
+                found.append(_Changed(case.key, name, before, metric.judge, old.metrics[name], metric, rejudged_for(rejudged, baseline, old, case, name)))
     return found
 
 
