@@ -9,10 +9,13 @@ names and values of the project's `.env` files.
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from dotenv import dotenv_values
 
 from ..core.credentials import looks_like_model
 from ..errors import InputError
@@ -41,7 +44,6 @@ _ASSIGNMENTS = [re.compile(p) for p in (
     rf"process\.env\.([A-Za-z_][A-Za-z0-9_]*)\s*=(?!=)\s*{_VALUE}",
     rf"""os\.Setenv\(\s*"([A-Za-z_][A-Za-z0-9_]*)"\s*,\s*{_VALUE}""",
 )]
-_DOTENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 
 
 @dataclass
@@ -83,13 +85,6 @@ def scan_sources(root: Path, files: Iterable[str]) -> SourceFacts:
     return facts
 
 
-def dotenv_value(raw: str) -> str:
-    """A .env value without its quotes, or without an inline comment when unquoted."""
-    if raw[:1] in ("'", '"') and raw.count(raw[0]) >= 2:
-        return raw[1:raw.index(raw[0], 1)]
-    return raw.split(" #", 1)[0].strip()
-
-
 def read_dotenv(root: Path, folders: Iterable[str]) -> tuple[dict[str, str], dict[str, str]]:
     """(name -> value, name -> file) of the .env files in `folders` (relative to `root`), the
     real `.env` before its examples, the first file naming a variable winning."""
@@ -98,9 +93,10 @@ def read_dotenv(root: Path, folders: Iterable[str]) -> tuple[dict[str, str], dic
     for name in DOTENV_NAMES:
         for folder in dict.fromkeys(folders):
             rel = f"{folder}/{name}" if folder not in ("", ".") else name
-            for line in source_text(root / rel).splitlines():
-                match = _DOTENV_LINE.match(line)
-                if match and not line.lstrip().startswith("#"):
-                    values.setdefault(match[1], dotenv_value(match[2]))
-                    files.setdefault(match[1], rel)
+            # python-dotenv's parser, as `run` reads the file; on text already read, so an
+            # unreadable or oversized file is passed by like any source.
+            for variable, value in dotenv_values(stream=io.StringIO(source_text(root / rel))).items():
+                if value is not None:
+                    values.setdefault(variable, value)
+                    files.setdefault(variable, rel)
     return values, files

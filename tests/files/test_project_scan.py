@@ -52,3 +52,11 @@ def test_the_real_env_file_wins_over_its_example(tmp_path):
     values, files = read_dotenv(tmp_path, [".", "agent"])
     assert values == {"GOOGLE_GENAI_USE_VERTEXAI": "FALSE", "MAPS_KEY": "abc # not a comment", "GOOGLE_API_KEY": "your-key"}
     assert files["GOOGLE_GENAI_USE_VERTEXAI"] == "agent/.env" and files["GOOGLE_API_KEY"] == ".env.example"
+
+
+def test_env_files_are_parsed_as_run_loads_them(tmp_path):
+    """init reads .env with python-dotenv, the parser `run` loads it with: escaped quotes and a
+    quoted value over several lines mean what they mean there."""
+    (tmp_path / ".env").write_text('QUOTED="say \\"hi\\""\nPEM="-----BEGIN\nabc\n-----END"\nAFTER=1\nBARE_NAME\n')
+    values, _ = read_dotenv(tmp_path, ["."])
+    assert values == {"QUOTED": 'say "hi"', "PEM": "-----BEGIN\nabc\n-----END", "AFTER": "1"}
