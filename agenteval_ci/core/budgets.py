@@ -470,10 +470,16 @@ def _noisy_reason(pairs: list[_Pair], rise: Rise, budget: float, alpha: float, b
         return f"over the budget and beyond noise: {words}"
     if not beyond:
         return ""
+    return f"unsure: over the budget by the estimate but not beyond noise: {words}; {_what_settles(pairs, rise, alpha)}"
+
+
+def _what_settles(pairs: list[_Pair], rise: Rise, alpha: float) -> str:
+    if len(pairs) < 2:  # the bar is Student's t over the cases: one case has no spread to judge by
+        return "one case has the figure on both sides, too few to tell a rise from noise: more cases with it would"
     needed = runs_to_settle(pairs, rise, alpha)
-    settle = (f"about {needed} run(s) per case would settle it if the rise is real (`num_runs: {needed}`, or `num_runs: auto`)" if needed
-              else "more runs now cannot settle it: the baseline's own runs are too few (accept a baseline run with a higher num_runs)")
-    return f"unsure: over the budget by the estimate but not beyond noise: {words}; {settle}"
+    if needed:
+        return f"about {needed} run(s) per case would settle it if the rise is real (`num_runs: {needed}`, or `num_runs: auto`)"
+    return "more runs now cannot settle it: the baseline's own runs are too few (accept a baseline run with a higher num_runs)"
 
 
 def _finite(value: float | None) -> float | None:

@@ -117,3 +117,10 @@ def test_runs_to_settle_grow_with_the_noise_and_give_up_when_the_baseline_is_the
     settle = {name: runs_to_settle(p, typical_rise(p, 0.05), 0.05) for name, p in (("quiet", quiet), ("loud", loud), ("few", few))}
     assert settle["quiet"] is not None and settle["loud"] is not None and settle["loud"] > settle["quiet"]
     assert settle["few"] is None
+
+
+def test_a_single_noisy_case_over_the_budget_is_unsure_for_want_of_cases_not_of_baseline_runs():
+    alone = summary([pair("c0", [1000.0, 1100.0, 900.0], [1500.0])], budget=0.1)
+    assert not alone.breached and alone.doubtful
+    assert "one case has the figure on both sides, too few to tell a rise from noise" in alone.reason
+    assert "baseline's own runs are too few" not in alone.reason
