@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Union
 
 from ..access import JudgeAccess
-from ..outcomes import BadReply, CallFailed, CallOutcome, Generated
+from ..outcomes import CallFailed, CallOutcome, Generated
 from ..routes import Route
-from .openai import MAPPED, PASSED, REASONS, RETRYABLE, retry_after_of
+from .openai import MAPPED, PASSED, RETRYABLE, generated_of, retry_after_of
 
 MAX_CANDIDATES = 1  # `n` is OpenAI's; most of LiteLLM's other providers refuse it
 MISSING = "the judge model {model!r} needs LiteLLM, an optional extra: pip install 'agenteval-ci[litellm]' (in the action: add litellm to `install`)"
@@ -76,12 +76,11 @@ def _params(config: Optional[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def generate(client: Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1) -> CallOutcome:
-    litellm = client.module
-    extra = {"n": candidates} if candidates > 1 else {}
+    # One sample per request (MAX_CANDIDATES): `n` is OpenAI's, most of LiteLLM's providers refuse it.
     try:
-        response = await litellm.acompletion(
+        response = await client.module.acompletion(
             model=route.model, messages=[{"role": "user", "content": prompt}], timeout=client.timeout_seconds,
-            num_retries=0, **_params(config), **extra, **client.arguments,
+            num_retries=0, **_params(config), **client.arguments,
         )
     except Exception as error:  # noqa: BLE001 - LiteLLM maps every provider's errors to its own classes
         return _failure(error)
@@ -110,15 +109,8 @@ def _retry_after(error: Exception) -> Optional[float]:
 
 
 def _generated(response: Any) -> Generated:
-    data = response.model_dump() if hasattr(response, "model_dump") else dict(response)
-    usage = data.get("usage") or {}
-    candidates: list[Union[str, BadReply]] = []
-    for choice in sorted(data.get("choices") or [], key=lambda c: c.get("index") or 0):
-        content = (choice.get("message") or {}).get("content")
-        candidates.append(REASONS.candidate(content if isinstance(content, str) else "", choice.get("finish_reason")))
-    version = data.get("model")
-    return Generated(tuple(candidates), int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0),
-                     model_version=version if isinstance(version, str) and version else None)
+    """LiteLLM answers in chat-completions' shape whatever the provider: read as OpenAI's reply is."""
+    return generated_of(response.model_dump() if hasattr(response, "model_dump") else dict(response))
 
 
 def close_quietly(client: Client) -> None:

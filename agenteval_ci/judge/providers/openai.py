@@ -112,7 +112,7 @@ async def generate(client: Client, route: Route, config: Optional[dict[str, Any]
         return _http_failure(response)
     try:
         data = response.json()
-        return _generated(data)
+        return generated_of(data)
     except (ValueError, TypeError, KeyError, AttributeError) as error:
         return CallFailed(f"unreadable response body ({type(error).__name__}: {error}): {response.text[:120]!r}", retryable=True)
 
@@ -155,7 +155,8 @@ def _http_failure(response: httpx.Response) -> CallFailed:
     return CallFailed(text, status=status, retry_after=retry_after_of(response.headers) if retryable else None, retryable=retryable)
 
 
-def _generated(data: dict[str, Any]) -> Generated:
+def generated_of(data: dict[str, Any]) -> Generated:
+    """A chat-completions reply's samples (in `index` order), token counts and model version."""
     choices = sorted(data.get("choices") or [], key=lambda choice: choice.get("index") or 0)
     usage = data.get("usage") or {}
     version = data.get("model")
