@@ -25,8 +25,10 @@ stays below alpha.
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable, Iterable
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Protocol, cast
@@ -272,8 +274,39 @@ class _Pair:
         return len(self.before) > 1 or len(self.now) > 1
 
 
-def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> tuple[list[_Pair], list[str]]:
-    pairs, lost = [], []
+class _Pairs(Collection[_Pair]):
+    """One budget's paired cases, kept in columns (the figures in one array): ~150 bytes a case
+    where a `_Pair` object is ~500, so a 500,000-case suite's budget fits beside the comparison.
+    Iterating gives each case's `_Pair`, made when asked for, in the results' order."""
+
+    def __init__(self) -> None:
+        self._keys: list[str] = []
+        self._figures = array("d")  # each case's baseline runs, then its runs now
+        self._ends = array("q")  # where each case's figures end in `_figures`
+        self._now = array("q")  # how many of them are runs now
+
+    def add(self, key: str, before: list[float], now: list[float]) -> None:
+        self._keys.append(key)
+        self._figures.extend(before + now)
+        self._ends.append(len(self._figures))
+        self._now.append(len(now))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[_Pair]:
+        start = 0
+        for key, end, runs in zip(self._keys, self._ends, self._now):
+            before, now = tuple(self._figures[start:end - runs]), tuple(self._figures[end - runs:end])
+            yield _Pair(CaseDelta(key, sum(before) / len(before), sum(now) / len(now), runs), before, now)
+            start = end
+
+    def __contains__(self, item: object) -> bool:
+        return any(p == item for p in self)
+
+
+def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> tuple[_Pairs, list[str]]:
+    pairs, lost = _Pairs(), []
     for case in results.cases:
         if case.suite != suite:
             continue
@@ -286,8 +319,7 @@ def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> 
             if not case.run_errors:
                 lost.append(f"{case.key}: {_missing(case, key)}")
             continue
-        delta = CaseDelta(case.key, sum(before) / len(before), sum(now) / len(now), len(now))
-        pairs.append(_Pair(delta, tuple(before), tuple(now)))
+        pairs.add(case.key, before, now)
     return pairs, lost
 
 
@@ -310,7 +342,7 @@ def _increase(before: float, after: float) -> float:
     return after / before - 1
 
 
-def _t_bound(values: list[float], alpha: float) -> tuple[float, float] | None:
+def _t_bound(values: Collection[float], alpha: float) -> tuple[float, float] | None:
     """(mean, its one-sided 1 - alpha lower bound) by Student's t over cases; None under 2 cases."""
     n = len(values)
     if n < 2:
@@ -320,17 +352,17 @@ def _t_bound(values: list[float], alpha: float) -> tuple[float, float] | None:
     return centre, centre - t_quantile(1 - alpha, n - 1) * spread / math.sqrt(n)
 
 
-def total_bound(pairs: list[CaseDelta], increase: float, alpha: float) -> float | None:
+def total_bound(pairs: Collection[_Pair], increase: float, alpha: float) -> float | None:
     """The lower bound on the suite's total increase: the ratio of sums linearized case by case
     (each case's c - R b over the mean b)."""
     if math.isinf(increase):
         return increase
-    ratio, mean_before = increase + 1, sum(p.baseline for p in pairs) / max(1, len(pairs))
-    found = _t_bound([(p.candidate - ratio * p.baseline) / mean_before for p in pairs], alpha)
+    ratio, mean_before = increase + 1, sum(p.delta.baseline for p in pairs) / max(1, len(pairs))
+    found = _t_bound(array("d", ((p.delta.candidate - ratio * p.delta.baseline) / mean_before for p in pairs)), alpha)
     return None if found is None else increase + found[1]
 
 
-def _offset(pairs: list[_Pair]) -> float:
+def _offset(pairs: Collection[_Pair]) -> float:
     """A figure of 0 is offset by a hundredth of the mean figure (a count going from 0 to 1 is a
     large rise, not an infinite one)."""
     return 0.01 * sum(p.delta.baseline for p in pairs) / len(pairs) or 1e-9
@@ -363,6 +395,16 @@ def shuffled(pair: _Pair, offset: float, runs: int | None = None) -> Shuffled:
     return Shuffled(sum(now) / r - sum(before) / b, spread * (1 / r + 1 / b), skew, spread)
 
 
+def _columns(cases: Iterable[Shuffled]) -> tuple[array[float], array[float], array[float]]:
+    """The cases' log ratios, variances and skews, a column each: summed as lists were."""
+    ratios, variances, skews = array("d"), array("d"), array("d")
+    for c in cases:
+        ratios.append(c.ratio)
+        variances.append(c.variance)
+        skews.append(c.skew)
+    return ratios, variances, skews
+
+
 @dataclass(frozen=True)
 class Rise:
     """The typical case's rise (geometric means, as a ratio - 1) and how sure it is."""
@@ -377,7 +419,7 @@ class Rise:
         return math.log1p(budget) < math.log1p(self.typical) + NormalDist().inv_cdf(power) * self.error
 
 
-def typical_rise(pairs: list[_Pair], alpha: float, runs: int | None = None) -> Rise:
+def typical_rise(pairs: Collection[_Pair], alpha: float, runs: int | None = None) -> Rise:
     """The typical case's rise: per case the mean log figure now minus the baseline's (geometric
     means, so that averaging five baseline runs against one run now does not bias a skewed
     figure), averaged over cases, as a ratio - 1; every case counts once, so a suite whose cases
@@ -388,14 +430,14 @@ def typical_rise(pairs: list[_Pair], alpha: float, runs: int | None = None) -> R
     runs now happen to miss it); the bar is Student's t over the cases, and the shuffles' skew
     raises it, never lowers it (Cornish-Fisher)."""
     offset = _offset(pairs)
-    cases = [shuffled(p, offset, runs) for p in pairs]
-    n = len(cases)
-    mean = sum(c.ratio for c in cases) / n
-    variance = sum(c.variance for c in cases)
+    ratios, variances, skews = _columns(shuffled(p, offset, runs) for p in pairs)
+    n = len(ratios)
+    mean = sum(ratios) / n
+    variance = sum(variances)
     z = _bar(alpha, n)
     if variance <= 0 or math.isinf(z):
         return Rise(math.expm1(mean), None, math.sqrt(variance) / n, z)
-    skew = sum(c.skew for c in cases) / variance**1.5
+    skew = sum(skews) / variance**1.5
     critical = z + max(0.0, skew / 6 * (z * z - 1))
     error = math.sqrt(variance) / n
     return Rise(math.expm1(mean), math.expm1(mean - critical * error), error, critical)
@@ -407,18 +449,22 @@ def _bar(alpha: float, cases: int) -> float:
     return t_quantile(1 - alpha, cases - 1) if alpha > 0 and cases > 1 else math.inf
 
 
-def runs_to_settle(pairs: list[_Pair], rise: Rise, alpha: float) -> int | None:
+def runs_to_settle(pairs: Collection[_Pair], rise: Rise, alpha: float) -> int | None:
     """Runs per case now that would put this rise beyond noise at one look, were it real; None
     when no number would (the baseline's own runs are too few: their noise alone is too large)."""
     offset, n = _offset(pairs), len(pairs)
-    cases = [shuffled(p, offset) for p in pairs]
-    aim = (n * math.log1p(rise.typical) / _bar(alpha, n)) ** 2 - sum(c.spread / len(p.before) for c, p in zip(cases, pairs))
+    spreads, per_baseline_run = array("d"), array("d")
+    for p in pairs:
+        spread = shuffled(p, offset).spread
+        spreads.append(spread)
+        per_baseline_run.append(spread / len(p.before))
+    aim = (n * math.log1p(rise.typical) / _bar(alpha, n)) ** 2 - sum(per_baseline_run)
     if rise.typical <= 0 or aim <= 0:
         return None
-    return max(1, math.ceil(sum(c.spread for c in cases) / aim))
+    return max(1, math.ceil(sum(spreads) / aim))
 
 
-def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost: list[str], alpha: float,
+def budget_summary(suite: str, key: str, budget: float, pairs: Collection[_Pair], lost: list[str], alpha: float,
                    last_look: bool = True, looks: Looks = Looks(), power: float = 0.9) -> BudgetSummary:
     """Deterministic: any case's rise beyond the budget breaches it. Otherwise the typical case's
     rise must be beyond the budget and beyond noise (one-sided: did it rise?). The suite's total
@@ -427,19 +473,21 @@ def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost
         why = ("no case of the baseline has this figure for the same test: accept a baseline made with this budget set "
                "(from runs that report the figure: a model's usage, a price, turn durations)")
         return BudgetSummary(suite, key, budget, "no baseline", 0, None, None, None, None, "stochastic", reason=why, lost=tuple(lost))
-    deltas = [p.delta for p in pairs]
-    before, after = sum(d.baseline for d in deltas), sum(d.candidate for d in deltas)
+    before, after = sum(p.delta.baseline for p in pairs), sum(p.delta.candidate for p in pairs)
     increase = _increase(before, after)
     deterministic = not any(p.noisy for p in pairs) and any(p.repeated for p in pairs)
-    over = sorted((d for d in deltas if d.rise > budget + SAME), key=lambda d: (-(d.candidate - d.baseline), d.case))
+    def rose() -> Iterator[CaseDelta]:  # the cases whose figure rose by more than the budget
+        return (p.delta for p in pairs if p.delta.rise > budget + SAME)
+
+    over = sum(1 for _ in rose())
     runs = look_runs(pairs, looks)
     share = looks.share(runs)
     rise = typical_rise(pairs, alpha * share, runs if looks.first else None)
-    bound = None if deterministic else total_bound(deltas, increase, alpha)
+    bound = None if deterministic else total_bound(pairs, increase, alpha)
     unsure = False
     if deterministic:
         breached = bool(over) or increase > budget + SAME
-        reason = (f"{len(over)} case(s) rose by more than {percent(budget)}, and no case's runs vary (deterministic)" if breached else "")
+        reason = (f"{over} case(s) rose by more than {percent(budget)}, and no case's runs vary (deterministic)" if breached else "")
     else:
         beyond = rise.typical > budget + SAME
         breached = beyond and rise.bound is not None and rise.bound > 0
@@ -448,12 +496,13 @@ def budget_summary(suite: str, key: str, budget: float, pairs: list[_Pair], lost
     verdict = "breached" if breached else "unsure" if unsure and not last_look else "within"
     return BudgetSummary(
         suite, key, budget, verdict, len(pairs), before, after, _finite(increase), _finite(bound), "deterministic" if deterministic else "stochastic",
-        drivers=tuple(over[:CASES_SHOWN]), over=tuple(sorted(d.case for d in over)) if breached else (), reason=reason, lost=tuple(lost),
+        drivers=tuple(heapq.nsmallest(CASES_SHOWN, rose(), key=lambda d: (-(d.candidate - d.baseline), d.case))),
+        over=tuple(sorted(d.case for d in rose())) if breached else (), reason=reason, lost=tuple(lost),
         typical=rise.typical, typical_bound=rise.bound,
     )
 
 
-def look_runs(pairs: list[_Pair], looks: Looks) -> int:
+def look_runs(pairs: Collection[_Pair], looks: Looks) -> int:
     """The runs now every case is judged on at this look: the fewest any case whose runs vary
     has (a case whose runs agree is not run again), at most the last look's."""
     if not looks.first:
@@ -462,7 +511,7 @@ def look_runs(pairs: list[_Pair], looks: Looks) -> int:
     return min(min(varying, default=looks.last), looks.last)
 
 
-def _noisy_reason(pairs: list[_Pair], rise: Rise, budget: float, alpha: float, breached: bool, beyond: bool, looks: Looks, runs: int) -> str:
+def _noisy_reason(pairs: Collection[_Pair], rise: Rise, budget: float, alpha: float, breached: bool, beyond: bool, looks: Looks, runs: int) -> str:
     share = looks.share(runs)
     words = (f"the typical case rose {_pct(rise.typical)} ({1 - alpha * share:.{0 if share == 1 else 1}%} bound {_pct(rise.bound)})" if share
              else f"the typical case rose {_pct(rise.typical)} (judged at {looks.first} or {looks.last} runs per case; its cases have {runs})")
@@ -473,7 +522,7 @@ def _noisy_reason(pairs: list[_Pair], rise: Rise, budget: float, alpha: float, b
     return f"unsure: over the budget by the estimate but not beyond noise: {words}; {_what_settles(pairs, rise, alpha)}"
 
 
-def _what_settles(pairs: list[_Pair], rise: Rise, alpha: float) -> str:
+def _what_settles(pairs: Collection[_Pair], rise: Rise, alpha: float) -> str:
     if len(pairs) < 2:  # the bar is Student's t over the cases: one case has no spread to judge by
         return "one case has the figure on both sides, too few to tell a rise from noise: more cases with it would"
     needed = runs_to_settle(pairs, rise, alpha)

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from agenteval_ci.core.budgets import CaseDelta, Looks, _Pair, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
+from agenteval_ci.core.budgets import CaseDelta, Looks, _Pair, _Pairs, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
 
 
 def pair(case: str, before: list[float], now: list[float]) -> _Pair:
@@ -124,3 +124,19 @@ def test_a_single_noisy_case_over_the_budget_is_unsure_for_want_of_cases_not_of_
     assert not alone.breached and alone.doubtful
     assert "one case has the figure on both sides, too few to tell a rise from noise" in alone.reason
     assert "baseline's own runs are too few" not in alone.reason
+
+
+def test_pairs_kept_in_columns_read_back_as_the_pairs_and_judge_alike():
+    rng = random.Random(11)
+    pairs = [pair(f"c{i}", [1000 * math.exp(rng.gauss(0, 0.3)) for _ in range(rng.randint(1, 4))],
+                  [1150 * math.exp(rng.gauss(0, 0.3)) for _ in range(rng.randint(1, 3))]) for i in range(40)]
+    columns = _Pairs()
+    for p in pairs:
+        columns.add(p.delta.case, list(p.before), list(p.now))
+    assert list(columns) == pairs and len(columns) == 40 and pairs[3] in columns
+    verdicts = []
+    for budget in (0.0, 0.05, 0.5):  # breached (the drivers and every case over it named), then within
+        found = summary(columns, budget=budget)
+        assert found == summary(pairs, budget=budget)
+        verdicts.append((found.verdict, len(found.drivers), bool(found.over)))
+    assert verdicts == [("breached", 10, True), ("breached", 10, True), ("within", 7, False)]
