@@ -647,19 +647,31 @@ class SuiteCost:
 
 def suite_costs(results: ScoredResults, baseline: Baseline | None) -> tuple[SuiteCost, ...]:
     """Per suite whose agent reported its model usage (a Python agent may report none)."""
-    found = []
-    for suite in sorted({c.suite for c in results.cases}):
-        runs = [r for c in results.cases if c.suite == suite for r in c.runs]
-        if not any(r.cost_usd is not None or r.unpriced_models for r in runs):
-            continue  # no model call reported its usage: nothing to price, nothing to say
-        cases = [c for c in results.cases if c.suite == suite and not c.run_errors]
-        means = [_candidate_mean(c, "cost_usd")[0] for c in cases]
-        missing = [f"{c.key}: {_missing(c, 'cost_usd')}" for c, m in zip(cases, means) if m is None]
-        cost = None if missing or not cases else sum(m for m in means if m is not None)
-        pairs, _ = _pairs(results, baseline, suite, "cost_usd") if baseline else ([], [])
-        before = sum(p.delta.baseline for p in pairs) if pairs else None
-        after = sum(p.delta.candidate for p in pairs) if pairs else None
-        change = _finite(_increase(before, after)) if before is not None and after is not None else None
-        unknown = f"{len(missing)} case(s) without a cost (first: {missing[0]})" if missing else ""
-        found.append(SuiteCost(suite, cost, unknown, len(pairs), before, after, change))
-    return tuple(found)
+    found = (_suite_cost(results, baseline, suite) for suite in sorted({c.suite for c in results.cases}))
+    return tuple(cost for cost in found if cost is not None)
+
+
+def _suite_cost(results: ScoredResults, baseline: Baseline | None, suite: str) -> SuiteCost | None:
+    """A case at a time (a suite may have 100,000s): the first case without a cost, and a count."""
+    def cases() -> Iterator[ScoredCase]:
+        return (c for c in results.cases if c.suite == suite)
+
+    if not any(r.cost_usd is not None or r.unpriced_models for c in cases() for r in c.runs):
+        return None  # no model call reported its usage: nothing to price, nothing to say
+    means, missing, first = array("d"), 0, ""
+    for case in cases():
+        if case.run_errors:
+            continue
+        mean = _candidate_mean(case, "cost_usd")[0]
+        if mean is None:
+            missing += 1
+            first = first or f"{case.key}: {_missing(case, 'cost_usd')}"
+        else:
+            means.append(mean)
+    cost = None if missing or not means else sum(means)
+    pairs, _ = _pairs(results, baseline, suite, "cost_usd") if baseline else (_Pairs(), [])
+    before = sum(p.delta.baseline for p in pairs) if pairs else None
+    after = sum(p.delta.candidate for p in pairs) if pairs else None
+    change = _finite(_increase(before, after)) if before is not None and after is not None else None
+    unknown = f"{missing} case(s) without a cost (first: {first})" if missing else ""
+    return SuiteCost(suite, cost, unknown, len(pairs), before, after, change)
