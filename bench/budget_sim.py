@@ -19,6 +19,10 @@ Noise models, per run of a case:
   retry  tokens x exp(N(0, 0.10)), and 1 run in 6 retries a model call: x1.8 (a skewed, bimodal spread)
   calls  1 + Poisson(2) model calls per turn, each about the case's size x exp(N(0, 0.1)) (discrete)
   drop   tokens x exp(N(0, 0.10)), and 1 run in 6 stops early: x0.3 (skewed the other way)
+  runaway  tokens x exp(N(0, 0.10)), and 1 run in 20 loops: x5 (a rare, heavy tail)
+  mixed  half the cases spend the same tokens every run, the other half ln40
+  hetero each case its own spread, from 0 to 60% (ln0 .. ln60)
+  few    a handful of tokens: Poisson(size / 300), often 0 (a small count: the offset for 0 at work)
 Baselines: `first` (every case 5 times: what `agenteval init` / `run --new-baseline` makes) or
 `fixedN` (N runs per case). The pull request runs every case once (num_runs: 1, the default),
 N times, or `auto`: then each row shows both, the first round alone being num_runs: 1.
@@ -81,7 +85,32 @@ def _drop(rng: random.Random, size: float) -> list[int]:
     return [int(0.3 * base)] if rng.random() < 1 / 6 else [int(base)]
 
 
-NOISE: dict[str, Noise] = {"ln25": _ln(0.25), "ln30": _ln(0.30), "ln40": _ln(0.40), "ln50": _ln(0.50), "retry": _retry, "calls": _calls, "drop": _drop}
+def _runaway(rng: random.Random, size: float) -> list[int]:
+    base = size * math.exp(rng.gauss(0, 0.10))
+    return [int(5 * base)] if rng.random() < 1 / 20 else [int(base)]
+
+
+def _case_spread(size: float) -> float:
+    """A spread of the case's own, from 0 to 0.6, fixed by its size (the same every run)."""
+    return 0.6 * (size * 1000 % 1)
+
+
+def _mixed(rng: random.Random, size: float) -> list[int]:
+    return [int(size * math.exp(rng.gauss(0, 0.40)))] if int(size) % 2 else [int(size)]
+
+
+def _hetero(rng: random.Random, size: float) -> list[int]:
+    return [int(size * math.exp(rng.gauss(0, _case_spread(size))))]
+
+
+def _few(rng: random.Random, size: float) -> list[int]:
+    return [_poisson(rng, size / 300)]
+
+
+NOISE: dict[str, Noise] = {
+    "ln25": _ln(0.25), "ln30": _ln(0.30), "ln40": _ln(0.40), "ln50": _ln(0.50), "retry": _retry, "calls": _calls, "drop": _drop,
+    "runaway": _runaway, "mixed": _mixed, "hetero": _hetero, "few": _few,
+}
 
 
 # ---------------------------------------------------------------- runs as the real records

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from agenteval_ci.core.budgets import CaseDelta, Looks, _Pair, _Pairs, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
+from agenteval_ci.core.budgets import ALPHA_SPENT, CaseDelta, Looks, _Pair, _Pairs, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
 
 
 def pair(case: str, before: list[float], now: list[float]) -> _Pair:
@@ -62,7 +62,7 @@ def test_lopsided_noise_the_runs_now_happen_to_miss_is_not_a_breach():
     happen (5/6)^10 = 16% of the time with nothing changed, and the shuffle spread knows it."""
     pairs = [pair(f"c{i}", [1000.0, 1000.0, 1000.0, 1000.0, 300.0], [1000.0]) for i in range(10)]
     verdict = summary(pairs)
-    assert verdict.typical > 0.2 and not verdict.breached and verdict.typical_bound < 0
+    assert verdict.typical > 0.2 and not verdict.breached and verdict.typical_bound <= 0
     assert verdict.reason.startswith("unsure: over the budget by the estimate but not beyond noise")
     # ... while the same rise in every run, the early stop too, is beyond noise
     heavier = [pair(f"c{i}", [1000.0, 1010.0, 990.0, 1000.0, 300.0], [1300.0, 1310.0, 1290.0, 1300.0, 390.0]) for i in range(10)]
@@ -140,3 +140,34 @@ def test_pairs_kept_in_columns_read_back_as_the_pairs_and_judge_alike():
         assert found == summary(pairs, budget=budget)
         verdicts.append((found.verdict, len(found.drivers), bool(found.over)))
     assert verdicts == [("breached", 10, True), ("breached", 10, True), ("within", 7, False)]
+
+
+def test_under_30_cases_a_deterministic_rise_on_one_run_a_side_is_caught_by_the_drawn_bar():
+    """A baseline accepted from one run per case and one run now: nothing shows the figure is
+    deterministic, and Student's t over cases of unequal rises (0 -> 1 tool calls is a large log
+    ratio, 3 -> 4 a small one) could not reach its bar on ten cases. Every case rising is 1 in
+    2^n of the shuffles: beyond noise from 6 cases at the 3% a lone budget spends, not at 5 (1 in 32)."""
+    def suite(n: int) -> list[_Pair]:
+        return [pair(f"c{i}", [float(i % 4)], [float(i % 4 + 1)]) for i in range(n)]
+
+    spent = 0.05 * ALPHA_SPENT
+    for n in (6, 10, 20, 29):
+        assert summary(suite(n), budget=0.0, alpha=spent).breached, n
+    five = summary(suite(5), budget=0.0, alpha=spent)
+    assert not five.breached and five.doubtful
+
+
+def test_the_drawn_bar_holds_alpha_on_skewed_noise():
+    """Nothing changed, 8 cases, one run a side, a run in six retrying (x1.8): breaches at most
+    about alpha of the time (exact, up to the draws; here the whole 5%, not the share spent)."""
+    rng = random.Random(3)
+
+    def run(size: float) -> float:
+        return size * math.exp(rng.gauss(0, 0.1)) * (1.8 if rng.random() < 1 / 6 else 1.0)
+
+    suites = 300
+    breaches = 0
+    for _ in range(suites):
+        sizes = [1000 * math.exp(rng.gauss(0, 1)) for _ in range(8)]
+        breaches += summary([pair(f"c{i}", [run(s)], [run(s)]) for i, s in enumerate(sizes)], budget=0.0).breached
+    assert breaches / suites <= 0.08, breaches
