@@ -24,11 +24,11 @@ from ..core.digest import ResultsDigest, ScoredCase, ScoredResults, digest
 from ..errors import Problem, UsageError
 from ..files.dotenv import load_agent_dotenv
 from ..files.readers import printable, regular_or_kind
-from ..files.results import ResultsFile, results_file, write_results
+from ..files.results import ResultsFile, results_file
 from ..files.spill import SpilledDigests
 from ..report.console import PLAIN, Style
 from ..report.table import Table
-from ..report.view import JudgedBlind, judged_blind_warnings
+from ..report.view import JudgedBlind
 from ..schema import CaseResult, Results
 
 if TYPE_CHECKING:
@@ -202,15 +202,6 @@ def saved_results(path: str | None) -> Iterator[SavedResults]:
                     shutil.copyfileobj(spooled, sys.stdout.buffer)
                 sys.stdout.buffer.flush()
             Path(spool).unlink(missing_ok=True)
-
-
-def save_results(results: Results, output: Output, warnings: Iterable[Problem | str] = ()) -> None:
-    """A results record already whole in memory (rejudge's stored cases): written as `run`
-    writes its own, with the load warnings and those about the scores (printed now)."""
-    about_scores = judged_blind_warnings(results)
-    print_warnings(about_scores)
-    if output.json:
-        write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *results.warnings, *about_scores]}), output.json)
 
 
 def print_table(results: ScoredResults, output: Output, comparison: Comparison | None = None, whole: Iterable[CaseResult] | None = None) -> None:
