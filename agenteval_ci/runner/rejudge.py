@@ -150,9 +150,3 @@ def rescore_each(cases: Iterable[CaseResult], metrics_of: MetricsOf, judge: Judg
 
     score_each(items(), judge, lambda c: emit(c.model_copy(update={"metrics": {**c.metrics, **agent_metrics(c.runs)}})))
     return skipped
-
-
-def rescore(cases: Iterable[CaseResult], metrics_of: MetricsOf, judge: Judge | None) -> tuple[list[CaseResult], Skipped]:
-    """The same, into a list."""
-    scored: list[CaseResult] = []
-    return scored, rescore_each(cases, metrics_of, judge, scored.append)
