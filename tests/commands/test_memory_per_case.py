@@ -178,7 +178,7 @@ def _judged_results(root: Path, cases: int, runs_of: Path) -> Path:
         lines = [line.removesuffix(b",") for line in body[1:-2]]
         for i in range(cases):
             line = lines[i % len(lines)]
-            writer.add_json(line.replace(b'"eval_id":"case', f'"eval_id":"x{i}-case'.encode(), 1))
+            writer.add_json(line.replace(b'"eval_id":"case', f'"eval_id":"x{i}-case'.encode()))  # the stored eval case's too: its id is the re-judged case's
         writer.finish(Results.model_validate_json(HEAD + b"\n".join(body[-2:])))
     return stored
 
