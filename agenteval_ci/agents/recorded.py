@@ -9,6 +9,7 @@ An ACTUAL file is one of:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,15 +164,15 @@ class _EvalIdOnly(pydantic.BaseModel):
 
 class EvalSetShaped:
     """An EvalSet-shaped file read case by case: in step with the eval set while the two keep
-    the same order; where they part, an index of where each eval_id lies is made once (a pass
-    that reads only the ids), and each case is read from there."""
+    the same order (holding nothing per case); where they part, an index of where each eval_id
+    lies is made once (a pass that reads only the ids), and each case is read from there."""
 
     def __init__(self, name: str, layout: ArrayLayout) -> None:
         self.name = name
         self._layout = layout
-        self._next = 0  # the element read in step
+        self._next = 0  # the element read in step: every element before it was asked for
         self._index: dict[str, int] | None = None
-        self._asked: set[str] = set()
+        self._asked: set[str] = set()  # once off step: the ids asked for that the file has
         self._file: BinaryIO | None = None
 
     def __del__(self) -> None:
@@ -179,20 +180,29 @@ class EvalSetShaped:
             self._file.close()
 
     def runs(self, eval_id: str) -> list[RunRecord] | None:
-        self._asked.add(eval_id)
         if self._index is None and self._next < len(self._layout):
             case = self._read(self._next)
             if case.eval_id == eval_id:
                 self._next += 1
                 return [RunRecord(invocations=case.conversation or [])]
         if self._index is None:
-            self._index = self._ids()
+            self._index = {eval_id: i for i, eval_id in self._ids()}
+            self._asked = {eval_id for i, eval_id in self._ids() if i < self._next}
         at = self._index.get(eval_id)
-        return None if at is None else [RunRecord(invocations=self._read(at).conversation or [])]
+        if at is None:
+            return None
+        self._asked.add(eval_id)
+        return [RunRecord(invocations=self._read(at).conversation or [])]
 
     def unknown(self) -> list[str]:
-        index = self._ids() if self._index is None and self._next < len(self._layout) else self._index or {}
-        return sorted(set(index) - self._asked)
+        if self._index is not None:
+            return sorted(set(self._index) - self._asked)
+        if self._next == len(self._layout):
+            return []
+        rest = {eval_id for i, eval_id in self._ids() if i >= self._next}  # every element read, as the index would
+        if rest:
+            rest.difference_update(eval_id for i, eval_id in itertools.takewhile(lambda found: found[0] < self._next, self._ids()))
+        return sorted(rest)
 
     def _span(self, i: int) -> bytes:
         if self._file is None:
@@ -205,49 +215,60 @@ class EvalSetShaped:
             raise InputError(Problem(self.name, f"$.eval_cases[{i}]", "an actual case must hold the agent's `conversation`"))
         return case
 
-    def _ids(self) -> dict[str, int]:
-        ids: dict[str, int] = {}
+    def _ids(self) -> Iterator[tuple[int, str]]:
+        """Each element's place and eval_id, in file order."""
         with open_regular(self.name) as f:
             for i, (start, end) in enumerate(zip(self._layout.starts, self._layout.ends)):
                 try:
-                    ids[_EvalIdOnly.model_validate_json(read_span(f, start, end)).eval_id] = i
+                    yield i, _EvalIdOnly.model_validate_json(read_span(f, start, end)).eval_id
                 except pydantic.ValidationError:
                     self._read(i)  # says what is wrong with it
-        return ids
 
 
 class ResultsShaped:
     """A results file of ours read case by case: each of a case's runs is a run here. In step
-    while the orders agree; else the file is read once for where its cases lie."""
+    while the orders agree (holding nothing per case); else the file is read once for where its
+    cases lie (kept on disk, files/spill.py) and each case is read from there."""
 
     def __init__(self, file: ResultsFile) -> None:
         self.name = file.name
         self._file = file
-        self._cases: Iterator[CaseResult] | None = iter(file)
+        self._lines = file.case_lines()
         self._waiting: CaseResult | None = None
-        self._keys: dict[str, str] | None = None  # eval_id -> the file's key
+        self._taken = 0  # the cases read in step: each was asked for
+        self._keys: dict[str, str] | None = None  # once off step: eval_id -> the file's key
         self._asked: set[str] = set()
 
     def runs(self, eval_id: str) -> list[RunRecord] | None:
-        self._asked.add(eval_id)
         if self._keys is None:
-            case = self._waiting or next(self._cases, None) if self._cases else None
+            case = self._waiting or self._next_case()
             self._waiting = None
             if case is not None and case.eval_id == eval_id:
+                self._taken += 1
                 return list(case.runs)
             self._waiting = case
-            self._keys = self._where()
+            self._keys, self._asked = self._where()
+        self._asked.add(eval_id)
         key = self._keys.get(eval_id)
         return None if key is None else list(self._file.fetch([key])[key].runs)
 
     def unknown(self) -> list[str]:
-        if self._keys is None:
-            self._keys = self._where()
-        return sorted(set(self._keys) - self._asked)
+        if self._keys is not None:
+            return sorted(set(self._keys) - self._asked)
+        rest = {self._file.digest_at(line, i).eval_id for i, line in self._lines}  # to the end, as the index would read
+        if rest:
+            rest.difference_update(self._file.digest_at(line, i).eval_id for i, line in itertools.islice(self._file.case_lines(), self._taken))
+        return sorted(rest)
 
-    def _where(self) -> dict[str, str]:
-        self._cases = None
-        return {d.eval_id: d.key for d in self._file.digests()}
+    def _next_case(self) -> CaseResult | None:
+        found = next(self._lines, None)
+        return None if found is None else self._file.case_at(found[1], found[0])
+
+    def _where(self) -> tuple[dict[str, str], set[str]]:
+        """Each eval_id's key in the file (the file's digests go to disk, with where each case
+        lies), and the eval_ids of the cases read in step."""
+        digests = self._file.digest().cases
+        return {d.eval_id: d.key for d in digests}, {d.eval_id for d in itertools.islice(digests, self._taken)}
 
 
 def open_actuals(path: str | Path, eval_set: Callable[[], list[EvalCase]]) -> RecordedRuns:

@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
 from ..agents import agent_folder
 from ..agents.logs import DEFAULT_CONSOLE_LEVEL
-from ..core.digest import CaseDigest, ResultsDigest, ScoredCase, ScoredResults, digest
+from ..core.digest import ResultsDigest, ScoredCase, ScoredResults, digest
 from ..errors import Problem, UsageError
 from ..files.dotenv import load_agent_dotenv
 from ..files.readers import printable, regular_or_kind
-from ..files.results import ResultsFile, results_file, write_results
+from ..files.results import ResultsFile, results_file
+from ..files.spill import SpilledDigests
 from ..report.console import PLAIN, Style
 from ..report.table import Table
-from ..report.view import JudgedBlind, judged_blind_warnings
+from ..report.view import JudgedBlind
 from ..schema import CaseResult, Results
 
 if TYPE_CHECKING:
@@ -138,23 +139,23 @@ def collector_paused() -> Iterator[None]:
 
 class SavedResults:
     """A command's results, written case by case as they are scored (`add`), then `close`d with
-    the fields known at the end. What stays in memory is each case's digest; the file is read
-    again for what needs whole cases (a report's diffs, the detailed table). No path: digests
-    only. Made by `saved_results`, which also cleans up."""
+    the fields known at the end. Each case's digest is kept on disk with where its line lies
+    (files/spill.py: memory stays flat however many cases); the file is read again for what
+    needs whole cases (a report's diffs, the detailed table). No path: digests only. Made by
+    `saved_results`, which also cleans up."""
 
     def __init__(self, path: str | None, spooled: bool = False) -> None:
         self.path = path
         self.spooled = spooled  # a temp file standing in for stdout
         self._file = results_file(path) if path else None
         self._writer = self._file.__enter__() if self._file else None
-        self.digests: list[CaseDigest] = []
+        self.digests = SpilledDigests()
         self.blind = JudgedBlind()
         self.closed = False
 
     def add(self, case: CaseResult) -> None:
-        if self._writer is not None:
-            self._writer.add(case)
-        self.digests.append(digest(case))
+        at = self._writer.add(case) if self._writer is not None else None
+        self.digests.add(digest(case), *(at or (0, 0)))
         self.blind.add(case)
 
     def close(self, header: Results, load_warnings: Iterable[Problem | str] = ()) -> ResultsDigest:
@@ -167,9 +168,7 @@ class SavedResults:
         self._writer.finish(header)
         self._file.__exit__(None, None, None)
         self.closed = True
-        file = ResultsFile(self.path)
-        file.positions = self._writer.positions  # read again by where the writer put each case
-        return ResultsDigest(header, self.digests, file.fetch)
+        return ResultsDigest(header, self.digests, ResultsFile(self.path).located_by(self.digests).fetch)
 
     def whole(self) -> Iterable[CaseResult] | None:
         """The whole cases, read from the file again (for `--detailed`)."""
@@ -203,15 +202,6 @@ def saved_results(path: str | None) -> Iterator[SavedResults]:
                     shutil.copyfileobj(spooled, sys.stdout.buffer)
                 sys.stdout.buffer.flush()
             Path(spool).unlink(missing_ok=True)
-
-
-def save_results(results: Results, output: Output, warnings: Iterable[Problem | str] = ()) -> None:
-    """A results record already whole in memory (rejudge's stored cases): written as `run`
-    writes its own, with the load warnings and those about the scores (printed now)."""
-    about_scores = judged_blind_warnings(results)
-    print_warnings(about_scores)
-    if output.json:
-        write_results(results.model_copy(update={"warnings": [*(str(w) for w in warnings), *results.warnings, *about_scores]}), output.json)
 
 
 def print_table(results: ScoredResults, output: Output, comparison: Comparison | None = None, whole: Iterable[CaseResult] | None = None) -> None:

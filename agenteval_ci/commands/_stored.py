@@ -4,7 +4,7 @@ judge-agreement): a results file, or a baseline with its recorded outputs beside
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,18 +23,19 @@ from ._common import with_agent_dotenv
 
 @dataclass(frozen=True)
 class Stored:
-    cases: list[CaseResult]
+    cases: Iterable[CaseResult]  # read once, in order
     from_baseline: bool
 
 
 def load_stored(path: str) -> Stored:
     """The cases of a results file, or of a baseline (its recorded outputs: the runs and the eval
-    case each baseline case was accepted from). Whole, in memory: rejudge and judge-agreement
-    score every stored case again and compare them (a results file is read case by case, plain
-    or gzip, but its cases are all kept)."""
+    case each baseline case was accepted from). A results file in version 2's layout (plain or
+    gzip) is read a case at a time as the cases are asked for (each line's errors name its JSON
+    path when it is reached); the other forms are read whole."""
     name = Path(path).as_posix()
     if is_results_file(path):  # version 2's layout (a baseline never begins so)
-        return Stored(ResultsFile(path).read_all().cases, False)
+        file = ResultsFile(path)
+        return Stored((file.case_at(line, i) for i, line in file.case_lines()), False)
     data = read_json(path)
     if isinstance(data, dict) and "provenance" in data and "cases" not in data:
         baseline = parse_baseline(name, data)

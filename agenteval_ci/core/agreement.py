@@ -11,7 +11,7 @@ verdict they disagree on.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..schema import CaseResult, InvocationScore, Status
 
@@ -49,11 +49,14 @@ class AgreementRow:
 
 def cohen_kappa(pairs: list[tuple[bool, bool]]) -> float | None:
     """(observed - chance) / (1 - chance), chance from each judge's own rate of yes."""
-    if not pairs:
+    return _kappa(len(pairs), sum(a == b for a, b in pairs), sum(a for a, _ in pairs), sum(b for _, b in pairs))
+
+
+def _kappa(n: int, agreed: int, first_yes: int, second_yes: int) -> float | None:
+    if not n:
         return None
-    n = len(pairs)
-    observed = sum(a == b for a, b in pairs) / n
-    first, second = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
+    observed = agreed / n
+    first, second = first_yes / n, second_yes / n
     chance = first * second + (1 - first) * (1 - second)
     return None if chance >= 1 else (observed - chance) / (1 - chance)
 
@@ -66,34 +69,80 @@ def _turn_verdicts(turn: InvocationScore) -> Iterator[tuple[str, bool]]:
         yield "", turn.status == Status.PASSED
 
 
-def verdicts(cases: list[CaseResult], metric: str) -> dict[tuple[str, int, int, str], bool]:
+VerdictKey = tuple[str, int, int, str]  # metric, run, turn, rubric
+
+
+def case_verdicts(case: CaseResult | None) -> dict[VerdictKey, bool]:
+    """Every verdict a judge gave on one case."""
     found = {}
-    for case in cases:
-        result = case.metrics.get(metric)
-        for run_index, run in enumerate(result.runs if result else []):
+    for metric, result in case.metrics.items() if case is not None else ():
+        for run_index, run in enumerate(result.runs):
             for turn_index, turn in enumerate(run.per_invocation):
                 for rubric, value in _turn_verdicts(turn):
-                    found[(case.key, run_index, turn_index, rubric)] = value
+                    found[(metric, run_index, turn_index, rubric)] = value
     return found
 
 
+@dataclass
+class _Counts:
+    """One metric's or rubric's tally so far."""
+
+    both: int = 0
+    agreed: int = 0
+    first_yes: int = 0
+    second_yes: int = 0
+    only_one: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+
+class AgreementTally:
+    """The two judges' verdicts counted a case at a time (memory: the counts and the verdicts
+    they disagree on), then read as rows."""
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str], _Counts] = {}
+
+    def add(self, key: str, first: CaseResult | None, second: CaseResult | None) -> None:
+        """The same stored case (`key`) as each judge scored it (None: not scored by that one)."""
+        a, b = case_verdicts(first), case_verdicts(second)
+        for verdict in a.keys() | b.keys():
+            metric, run, turn, rubric = verdict
+            counts = self._counts.setdefault((metric, rubric), _Counts())
+            if verdict not in a or verdict not in b:
+                counts.only_one += 1
+                continue
+            x, y = a[verdict], b[verdict]
+            counts.both += 1
+            counts.agreed += x == y
+            counts.first_yes += x
+            counts.second_yes += y
+            if x != y:
+                counts.disagreements.append(Disagreement(key, run, turn, x, y))
+
+    def rows(self, metrics: list[str]) -> list[AgreementRow]:
+        """Per metric, then per rubric of it, the two judges' agreement on the verdicts both gave."""
+        return [_row(metric, rubric, self._counts[(metric, rubric)]) for metric in metrics
+                for rubric in sorted(r for m, r in self._counts if m == metric)]
+
+
+def _row(metric: str, rubric: str, counts: _Counts) -> AgreementRow:
+    n = counts.both
+    return AgreementRow(
+        metric=metric, rubric=rubric, verdicts=n,
+        agreement=counts.agreed / n if n else None,
+        kappa=_kappa(n, counts.agreed, counts.first_yes, counts.second_yes),
+        first_yes=counts.first_yes / n if n else None,
+        second_yes=counts.second_yes / n if n else None,
+        only_one=counts.only_one,
+        disagreements=tuple(sorted(counts.disagreements, key=lambda d: (d.case, d.run, d.turn))),
+    )
+
+
 def agreement(first: list[CaseResult], second: list[CaseResult], metrics: list[str]) -> list[AgreementRow]:
-    """Per metric, then per rubric of it, the two judges' agreement on the verdicts both gave."""
-    rows = []
-    for metric in metrics:
-        a, b = verdicts(first, metric), verdicts(second, metric)
-        for rubric in sorted({key[3] for key in (*a, *b)}):
-            keys_a = {k for k in a if k[3] == rubric}
-            keys_b = {k for k in b if k[3] == rubric}
-            both = sorted(keys_a & keys_b)
-            pairs = [(a[k], b[k]) for k in both]
-            rows.append(AgreementRow(
-                metric=metric, rubric=rubric, verdicts=len(pairs),
-                agreement=sum(x == y for x, y in pairs) / len(pairs) if pairs else None,
-                kappa=cohen_kappa(pairs),
-                first_yes=sum(x for x, _ in pairs) / len(pairs) if pairs else None,
-                second_yes=sum(y for _, y in pairs) / len(pairs) if pairs else None,
-                only_one=len(keys_a ^ keys_b),
-                disagreements=tuple(Disagreement(k[0], k[1], k[2], a[k], b[k]) for k in both if a[k] != b[k]),
-            ))
-    return rows
+    """Per metric, then per rubric of it, the two judges' agreement on the verdicts both gave
+    (cases paired by key; a key given twice is its last case)."""
+    a, b = {c.key: c for c in first}, {c.key: c for c in second}
+    tally = AgreementTally()
+    for key in {**a, **b}:
+        tally.add(key, a.get(key), b.get(key))
+    return tally.rows(metrics)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..errors import InputError, Problem, UsageError
 from ..schema import AdaptiveInfo, Results, RunStats, ShardInfo, TokenCounts
 from ..schema.results import MAX_SHARDS
-from .digest import ScoredResults
+from .digest import ScoredCase, ScoredResults
 from .results import results_of, total_cost, total_usage
 
 _SHARD = re.compile(r"^([0-9]{1,9})/([0-9]{1,9})$")  # ASCII digits only; a bounded int()
@@ -36,8 +38,42 @@ def in_shard(shard: ShardInfo | None, eval_set_id: str, eval_id: str) -> bool:
 # ---------------------------------------------------------------- joining shards
 
 
-def check_shards(named: list[tuple[str, ScoredResults]]) -> None:
-    """Every file a shard of the same split, each shard once, none missing, no case twice."""
+class MergeIndex(Protocol):
+    """The merged cases' ids, where the caller keeps them (a dict here; on disk for a big merge,
+    files/merge_index.py): each case claimed once, then read back in the merged order."""
+
+    def claim(self, shard: int, rank: int, place: int, case: ScoredCase) -> int | None:
+        """The case of shard `shard` (its `rank` in the merged order) noted at `place` (its
+        suite's); if another shard claimed the same case already, that shard, and nothing noted."""
+        ...
+
+    def ordered(self) -> Iterable[tuple[int, str]]:
+        """(shard, case key) of every case noted, by place, eval set id, case id, rank, then as noted."""
+        ...
+
+
+class InMemoryIndex:
+    """A MergeIndex in memory (small merges, tests)."""
+
+    def __init__(self) -> None:
+        self._owners: dict[tuple[str, str, str], int] = {}
+        self._noted: list[tuple[tuple[int, str, str, int, int], int, str]] = []
+
+    def claim(self, shard: int, rank: int, place: int, case: ScoredCase) -> int | None:
+        owner = self._owners.get(ids := (case.suite, case.eval_set_id, case.eval_id))
+        if owner is not None:
+            return owner
+        self._owners[ids] = shard
+        self._noted.append(((place, case.eval_set_id, case.eval_id, rank, len(self._noted)), shard, case.key))
+        return None
+
+    def ordered(self) -> Iterable[tuple[int, str]]:
+        return ((shard, key) for _, shard, key in sorted(self._noted))
+
+
+def check_headers(named: list[tuple[str, ScoredResults]]) -> list[Problem]:
+    """Every file a shard of the same split, each shard once, none missing: what is wrong
+    (a file that is no shard at all is refused at once)."""
     problems = [Problem(name, "$.shard", "not a shard (run with --shard I/N)") for name, r in named if r.shard is None]
     if problems:
         raise InputError(problems)
@@ -59,19 +95,25 @@ def check_shards(named: list[tuple[str, ScoredResults]]) -> None:
     missing = sorted(set(range(1, count + 1)) - set(seen))
     if missing and not problems:
         problems.append(Problem(named[0][0], "$.shard", f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing from the merge"))
-    owner: dict[tuple[str, str, str], str] = {}
-    for name, r in named:
+    return problems
+
+
+def _claimed(named: list[tuple[str, ScoredResults]], index: MergeIndex, place: dict[str, int], problems: list[Problem] | None = None) -> None:
+    """Every shard's cases claimed in `index`, a case at a time; raises with `problems` and
+    every case found twice."""
+    problems = list(problems or [])
+    ranks = {i: rank for rank, i in enumerate(sorted(range(len(named)), key=lambda i: _shard(named[i][1]).index))}
+    for shard, (name, r) in enumerate(named):
         for i, case in enumerate(r.cases):
-            key = (case.suite, case.eval_set_id, case.eval_id)
-            if key in owner:
-                problems.append(Problem(name, f"$.cases[{i}]", f"case {case.eval_set_id}/{case.eval_id} is also in {owner[key]}"))
-            owner.setdefault(key, name)
+            owner = index.claim(shard, ranks[shard], place.get(case.suite, len(place)), case)
+            if owner is not None:
+                problems.append(Problem(name, f"$.cases[{i}]", f"case {case.eval_set_id}/{case.eval_id} is also in {named[owner][0]}"))
     if problems:
         raise InputError(problems)
 
 
 def _shard(results: ScoredResults) -> ShardInfo:
-    """The shard a results file is (check_shards has refused any file that is none)."""
+    """The shard a results file is (check_headers has refused any file that is none)."""
     if results.shard is None:
         raise InputError(Problem("<merged results>", "$.shard", "not a shard (run with --shard I/N)"))
     return results.shard
@@ -83,22 +125,19 @@ class MergePlan:
     in the order they are written."""
 
     header: Results  # no cases
-    order: list[tuple[int, str]]
+    order: Iterable[tuple[int, str]]
 
 
-def plan_merge(named: list[tuple[str, ScoredResults]], created_at: str) -> MergePlan:
+def plan_merge(named: list[tuple[str, ScoredResults]], created_at: str, index: MergeIndex | None = None) -> MergePlan:
     """The shards' results as one file, created at `created_at`: checked, then planned, so that
-    the cases can be copied from the shards' files one at a time."""
-    check_shards(named)
-    ranked = sorted(range(len(named)), key=lambda i: _shard(named[i][1]).index)
-    ordered = [named[i][1] for i in ranked]
+    the cases can be copied from the shards' files one at a time. The cases' ids go to `index`
+    (memory, unless the caller keeps them elsewhere), each shard's cases read once."""
+    index = index if index is not None else InMemoryIndex()
+    problems = check_headers(named)
+    ordered = [r for _, r in sorted(named, key=lambda item: _shard(item[1]).index)]
     suites = list(dict.fromkeys(s for r in ordered for s in r.suites))
     # Shards interleave cases; sort by suite, eval set and case id so every merge of the same split is identical.
-    place = {suite: i for i, suite in enumerate(suites)}
-    order = sorted(
-        ((i, c) for i in ranked for c in named[i][1].cases),
-        key=lambda item: (place.get(item[1].suite, len(suites)), item[1].eval_set_id, item[1].eval_id),
-    )
+    _claimed(named, index, {suite: i for i, suite in enumerate(suites)}, problems)
     header = results_of(
         [],
         created_at=created_at,
@@ -113,7 +152,7 @@ def plan_merge(named: list[tuple[str, ScoredResults]], created_at: str) -> Merge
     rejudged = [entry for r in ordered for entry in r.rejudged or []]  # each shard re-judged its own cases' baseline
     if rejudged:
         header = header.model_copy(update={"rejudged": rejudged})
-    return MergePlan(header, [(i, c.key) for i, c in order])
+    return MergePlan(header, index.ordered())
 
 
 def merge(named: list[tuple[str, Results]], created_at: str) -> Results:

@@ -37,7 +37,8 @@ def read_bytes(path: str | Path) -> bytes:
         if size > MAX_FILE_BYTES:
             raise InputError(Problem(name, "$", f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,}"))
         try:
-            return f.read(MAX_FILE_BYTES + 1)
+            data = f.read(size + 1)  # not read(MAX_FILE_BYTES + 1): read(n) sets n bytes aside first
+            return data + f.read(MAX_FILE_BYTES + 1 - len(data)) if len(data) > size else data  # it grew meanwhile: to the limit
         except OSError as exc:
             raise InputError(Problem(name, "$", _cannot_read(exc, path))) from None
 

@@ -81,26 +81,25 @@ def _trailer(header: Results) -> bytes:
 
 class ResultsWriter:
     """Cases as they come, then the fields known at the end: version 2's layout on `out`.
-    With `tell`, it notes where each case's line starts (to read the case again later)."""
+    With `tell`, each add says where the case's line starts (to read the case again later)."""
 
     def __init__(self, out: BinaryIO, tell: Callable[[], Position] | None = None) -> None:
         self._out = out
         self._tell = tell
         self.count = 0
-        self.positions: dict[str, Position] = {}
         out.write(HEAD)
 
-    def add(self, case: CaseResult) -> None:
-        self.add_json(case_json(case), case.key)
+    def add(self, case: CaseResult) -> Position | None:
+        return self.add_json(case_json(case))
 
-    def add_json(self, line: bytes, key: str | None = None) -> None:
-        """A case already serialised (merging copies shards' lines as they are)."""
+    def add_json(self, line: bytes) -> Position | None:
+        """A case already serialised (merging copies shards' lines as they are); where it starts."""
         if self.count:
             self._out.write(b",\n")
-        if key is not None and self._tell is not None:
-            self.positions[key] = self._tell()
+        at = self._tell() if self._tell is not None else None
         self._out.write(line)
         self.count += 1
+        return at
 
     def finish(self, header: Results) -> None:
         """The other fields; `header.cases` is ignored (the cases were added)."""
@@ -224,6 +223,7 @@ class Keyed(Protocol):
 
 
 Record = TypeVar("Record", bound=Keyed)
+Parsed = TypeVar("Parsed")
 
 
 class _Summary(pydantic.BaseModel):
@@ -303,6 +303,24 @@ class ResultsFile:
         assert self.header is not None  # set by the iteration's end
         return ResultsDigest(self.header, cases, self.fetch)
 
+    def case_lines(self) -> Iterator[tuple[int, bytes]]:
+        """Each case's line and its index, in file order, noting nothing of where it lies (for a
+        reader that goes through the file once: `case_at` or `digest_at` parses a line)."""
+        return ((index, line) for index, (_, line) in enumerate(self._records(lambda line, _: line, case_json)))
+
+    def case_at(self, line: bytes, index: int) -> CaseResult:
+        """The case on a line `case_lines` gave (its errors name `$.cases[index]`)."""
+        return self._case(line, index)
+
+    def digest_at(self, line: bytes, index: int) -> CaseDigest:
+        """What a digest holds of the case on a line `case_lines` gave, read only for that."""
+        return self._summary(line, index)
+
+    def located_by(self, digests: SpilledDigests) -> ResultsFile:
+        """This file's cases are where `digests` (added as the file was written) say they are."""
+        self._spilled = digests
+        return self
+
     def _read(self, parse: Callable[[bytes, int], Record], of_case: Callable[[CaseResult], Record]) -> Iterator[Record]:
         """Each line's record, noting where it lies (unless digest() noted it already, on disk)."""
         self.positions = {}
@@ -311,7 +329,7 @@ class ResultsFile:
                 self.positions[record.key] = position
             yield record
 
-    def _records(self, parse: Callable[[bytes, int], Record], of_case: Callable[[CaseResult], Record]) -> Iterator[tuple[Position, Record]]:
+    def _records(self, parse: Callable[[bytes, int], Parsed], of_case: Callable[[CaseResult], Parsed]) -> Iterator[tuple[Position, Parsed]]:
         """Each line's record and where it starts; a file in another layout is read whole and
         each case made one."""
         if not is_results_file(self.path):

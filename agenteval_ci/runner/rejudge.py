@@ -10,7 +10,7 @@ run's, so an unchanged agent compares equal whatever the new judge thinks of it.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,7 +18,7 @@ from ..core.digest import ScoredCase
 from ..core.judge_change import changed_judge
 from ..core.metrics import ConfiguredMetric
 from ..core.results import total_usage, with_judge_usage
-from ..core.scoring import CaseToScore, score_all
+from ..core.scoring import CaseToScore, score_all, score_each
 from ..errors import InputError
 from ..files.baseline_outputs import outputs_path, read_outputs
 from ..judge import Judge, make_judge
@@ -120,17 +120,33 @@ def metrics_by_eval_set(pairs: list[tuple[str, str, list[ConfiguredMetric]]]) ->
     return lambda case: table.get((case.suite, case.eval_set_id), [])
 
 
-def rescore(cases: list[CaseResult], metrics_of: MetricsOf, judge: Judge | None) -> tuple[list[CaseResult], list[str]]:
-    """Stored cases scored again with the criteria `metrics_of` gives, running no agent; the
-    cases no criteria cover are left out, each named in the second list."""
+@dataclass
+class Skipped:
+    """The stored cases no criteria cover: how many, and the first's key."""
+
+    count: int = 0
+    first: str = ""
+
+    def add(self, key: str) -> None:
+        self.first = self.first or key
+        self.count += 1
+
+
+def rescore_each(cases: Iterable[CaseResult], metrics_of: MetricsOf, judge: Judge | None, emit: Callable[[CaseResult], None]) -> Skipped:
+    """Stored cases scored again with the criteria `metrics_of` gives, running no agent, each
+    handed to `emit` in order as soon as it is scored (never more than a window of cases held);
+    the cases no criteria cover are left out, and counted."""
     from .suites import agent_metrics
 
-    items, skipped = [], []
-    for case in cases:
-        metrics = metrics_of(case)
-        if not metrics:
-            skipped.append(case.key)
-            continue
-        items.append(CaseToScore(case.eval_case, case.runs, metrics, case.eval_set_id, case.eval_set_file, case.suite))
-    scored = score_all(items, judge)
-    return [c.model_copy(update={"metrics": {**c.metrics, **agent_metrics(c.runs)}}) for c in scored], skipped
+    skipped = Skipped()
+
+    def items() -> Iterator[CaseToScore]:
+        for case in cases:
+            metrics = metrics_of(case)
+            if not metrics:
+                skipped.add(case.key)
+                continue
+            yield CaseToScore(case.eval_case, case.runs, metrics, case.eval_set_id, case.eval_set_file, case.suite)
+
+    score_each(items(), judge, lambda c: emit(c.model_copy(update={"metrics": {**c.metrics, **agent_metrics(c.runs)}})))
+    return skipped
