@@ -26,6 +26,7 @@ stays below alpha.
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -594,17 +595,24 @@ def suite_costs(results: ScoredResults, baseline: Baseline | None) -> tuple[Suit
     """Per suite whose agent reported its model usage (a Python agent may report none)."""
     found = []
     for suite in sorted({c.suite for c in results.cases}):
-        runs = [r for c in results.cases if c.suite == suite for r in c.runs]
-        if not any(r.cost_usd is not None or r.unpriced_models for r in runs):
+        if not any(r.cost_usd is not None or r.unpriced_models for c in results.cases if c.suite == suite for r in c.runs):
             continue  # no model call reported its usage: nothing to price, nothing to say
-        cases = [c for c in results.cases if c.suite == suite and not c.run_errors]
-        means = [_candidate_mean(c, "cost_usd")[0] for c in cases]
-        missing = [f"{c.key}: {_missing(c, 'cost_usd')}" for c, m in zip(cases, means) if m is None]
-        cost = None if missing or not cases else sum(m for m in means if m is not None)
+        priced, missing, first = array("d"), 0, ""  # a case at a time: a big suite's cases are read from disk
+        for case in results.cases:
+            if case.suite != suite or case.run_errors:
+                continue
+            mean = _candidate_mean(case, "cost_usd")[0]
+            if mean is not None:
+                priced.append(mean)
+            elif not missing:
+                first, missing = f"{case.key}: {_missing(case, 'cost_usd')}", 1
+            else:
+                missing += 1
+        cost = None if missing or not priced else sum(priced)
         pairs, _ = _pairs(results, baseline, suite, "cost_usd") if baseline else ([], [])
         before = sum(p.delta.baseline for p in pairs) if pairs else None
         after = sum(p.delta.candidate for p in pairs) if pairs else None
         change = _finite(_increase(before, after)) if before is not None and after is not None else None
-        unknown = f"{len(missing)} case(s) without a cost (first: {missing[0]})" if missing else ""
+        unknown = f"{missing} case(s) without a cost (first: {first})" if missing else ""
         found.append(SuiteCost(suite, cost, unknown, len(pairs), before, after, change))
     return tuple(found)
