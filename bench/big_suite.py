@@ -15,7 +15,7 @@ step its own process with its peak RSS (ru_maxrss of the child) and wall time:
   accept             agenteval accept base --baseline baseline.json          (an N-case baseline)
   compare            agenteval compare cand --baseline baseline.json --json comparison.json --md comment.md
                      (the comment must stay within GitHub's 65,536 characters)
-  report html/junit  agenteval report cand --format html|junit -o FILE
+  report html/junit/md  agenteval report cand --format html|junit|md -o FILE
   merge              agenteval merge of the candidate split into 4 shards (written by this script)
 
 --scaled sizes (multiples of the largest --cases) run accept, compare and the reports only, on
@@ -169,14 +169,14 @@ def scaled_results(source: Path, target: Path, copies: int) -> None:
         writer.finish(Results.model_validate_json(HEAD + trailer))
 
 
-def after_scoring(tree: Path, folder: Path, base: Path, cand: Path) -> list[Step]:
+def after_scoring(tree: Path, folder: Path, base: Path, cand: Path, reports: tuple[str, ...] = ("html", "junit", "md")) -> list[Step]:
     """The steps that read results files (accept, compare, the reports), with the code in `tree`."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
     agenteval = [sys.executable, "-m", "agenteval_ci"]
     baseline = ["--baseline", str(folder / "baseline.json")]
     steps = [measure([*agenteval, "accept", str(base), *baseline, "--allow-failed"], folder, env)]
     steps.append(measure([*agenteval, "compare", str(cand), *baseline, "--json", str(folder / "comparison.json"), "--md", str(folder / "comment.md")], folder, env))
-    for fmt in ("html", "junit"):
+    for fmt in reports:
         step = measure([*agenteval, "report", str(cand), *baseline, "--format", fmt, "-o", str(folder / f"report.{fmt}")], folder, env)
         steps.append(Step(f"report {fmt}", step.wall, step.peak_mib, step.code, step.error, step.cpu))
     return steps
@@ -241,7 +241,7 @@ def _row(size: int, side: str, steps: list[Step], file_bytes: dict[str, int]) ->
     return f"{size:>7,} {side:<7} {cells} {sizes}"
 
 
-def _scaled_row(scored: Path, folder: Path, size: int, scaled: int, peaks: dict[int, float], cpus: dict[int, float], failures: list[str]) -> str:
+def _scaled_row(scored: Path, folder: Path, size: int, scaled: int, peaks: dict[int, float], failures: list[str], reports: tuple[str, ...]) -> str:
     """accept, compare and the reports at `scaled` cases, from copies of the `size`-case results in `scored`."""
     if scaled % size:
         sys.exit(f"--scaled {scaled}: not a multiple of {size}")
@@ -249,7 +249,7 @@ def _scaled_row(scored: Path, folder: Path, size: int, scaled: int, peaks: dict[
     base, cand = folder / "base.json.gz", folder / "cand.json.gz"
     scaled_results(scored / "base.json.gz", base, scaled // size)
     scaled_results(scored / "cand.json.gz", cand, scaled // size)
-    steps = after_scoring(ROOT, folder, base, cand)
+    steps = after_scoring(ROOT, folder, base, cand, reports)
     peaks[scaled] = max(s.peak_mib for s in steps)  # of these steps only (score's is flat)
     failures += [f"{scaled} ours {s.name}: exit {s.code}: {s.error}" for s in steps if s.code not in (0, 1)]
     comment = len((folder / "comment.md").read_text(encoding="utf-8"))
@@ -268,6 +268,8 @@ def main() -> None:
     parser.add_argument("--scaled", type=int, nargs="*", default=[],
                         help="bigger sizes (multiples of the largest --cases) for accept, compare and the reports only, "
                              "their results files made of copies of the largest size's")
+    parser.add_argument("--scaled-reports", nargs="*", default=["html", "junit", "md"], choices=["html", "junit", "md"],
+                        help="the reports made at the --scaled sizes (the HTML report of 500,000 cases takes ~10 minutes)")
     args = parser.parse_args()
     args.out = args.out.resolve()  # the steps run in their own folders
     lines, failures = [], []
@@ -309,7 +311,7 @@ def main() -> None:
             print(lines[-1] if lines else "", flush=True)
             if size == max(args.cases):
                 for scaled in sorted(args.scaled):
-                    lines.append(_scaled_row(folder / "ours", args.out / str(scaled), size, scaled, peaks, cpus, failures))
+                    lines.append(_scaled_row(folder / "ours", args.out / str(scaled), size, scaled, peaks, failures, tuple(args.scaled_reports)))
                     print(lines[-1], flush=True)
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)

@@ -15,6 +15,7 @@ from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
 from ..files.baseline_file import parse_baseline_text
 from ..files.project import project_settings
+from ..files.spilled_outcomes import SpilledOutcomes
 from ..files.writing import write_atomic, write_pieces
 from ..github import Annotation, FileContent, Forbidden, GitHubError, NotFound, PullRequest, Repo
 from ..report import comment_marker, comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
@@ -107,7 +108,9 @@ def line_of_case(path: Path, eval_id: str) -> int:
 
 
 def failing_annotations(s: ActionSettings, comparison: Comparison, results: ScoredResults) -> list[Annotation]:
-    files = {(c.suite, c.eval_set_id, c.eval_id): c.eval_set_file for c in results.cases}
+    failing = [o for o in Outcome if o.traits.fails and comparison.counts.get(o.value)]
+    wanted = {(c.suite, c.eval_set_id, c.eval_id) for o in failing for c in comparison.cases.of(o.value)}
+    files = {(c.suite, c.eval_set_id, c.eval_id): c.eval_set_file for c in results.cases if (c.suite, c.eval_set_id, c.eval_id) in wanted}
     notes = []
     for case in comparison.cases:
         file = files.get((case.suite, case.eval_set_id, case.eval_id))
@@ -169,10 +172,10 @@ def emit_errors(runner: Runner, annotations: list[Annotation]) -> None:
 def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: ScoredResults, choice: BaselineChoice,
             target: Target, results_path: Path) -> int:
     _, gate = project_choices(s)
-    comparison = compare(results, choice.baseline, gate)
+    comparison = compare(results, choice.baseline, gate, SpilledOutcomes())
     comparison = dataclasses.replace(comparison, baseline_edited=choice.edited_by_pull)
     if choice.accepted_by:  # graded against the accepted baseline; the deltas shown are the base's
-        shown = compare(results, choice.base, gate)
+        shown = compare(results, choice.base, gate, SpilledOutcomes())
         comparison = dataclasses.replace(shown, verdict=comparison.verdict, exit_code=comparison.exit_code,
                                          reasons=comparison.reasons, accepted_by=choice.accepted_by)
     suite = s.suite or ",".join(results.suites)  # one sticky comment per suite (or per set of suites)

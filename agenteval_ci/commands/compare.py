@@ -14,6 +14,7 @@ from ..core.settings import resolve_gate
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import ResultsFile
+from ..files.spilled_outcomes import SpilledOutcomes
 from ..files.writing import write_pieces
 from ..report import comparison_json_parts, render_comment
 from ..report.console import PLAIN, Style, render_budgets, render_changes
@@ -54,7 +55,7 @@ def compare_and_report(results: ScoredResults, baseline_path: str | Path, settin
     baseline = load_baseline(baseline_path, required=required)
     if baseline is None:
         print(first_run_notice(baseline_path), file=sys.stderr)
-    comparison = compare(results, baseline, settings)
+    comparison = compare(results, baseline, settings, SpilledOutcomes())
     if md_out:
         _write(md_out, [render_comment(comparison, results, baseline_path=Path(baseline_path).as_posix())])
     if json_out:

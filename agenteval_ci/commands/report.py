@@ -12,6 +12,7 @@ from ..core.settings import resolve_gate
 from ..errors import EXIT_PASSED
 from ..files.project import project_settings
 from ..files.results import ResultsFile
+from ..files.spilled_outcomes import SpilledOutcomes
 from ..files.writing import write_pieces
 from ..report import comparison_json_parts, html_parts, junit_parts, render_comment, render_summary
 from ..schema.settings import GateSettings
@@ -37,7 +38,7 @@ def report(settings: ReportSettings) -> Done:
     project = project_settings(settings.config)
     target = project.baseline_target(settings.baseline)
     gate = resolve_gate(project.gate, settings.gate)
-    comparison = compare(results, load_baseline(target.path, required=target.required), gate)
+    comparison = compare(results, load_baseline(target.path, required=target.required), gate, SpilledOutcomes())
     shown = target.path.as_posix()
     renderers: dict[str, Callable[[], Iterable[str]]] = {
         "md": lambda: [render_comment(comparison, results, baseline_path=shown)],

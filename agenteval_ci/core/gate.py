@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import math
 import random
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Protocol
 
 from ..schema import Status
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
@@ -116,7 +120,7 @@ class Comparison:
     has_baseline: bool
     reasons: tuple[str, ...]
     metrics: tuple[MetricSummary, ...]
-    cases: tuple[CaseOutcome, ...]
+    cases: CaseOutcomes  # most important first
     counts: dict[str, int] = field(default_factory=dict)
     confidence: float = 0.95
     tolerance: float = 0.05
@@ -131,7 +135,7 @@ class Comparison:
 # ---------------------------------------------------------------- statistics (stdlib only)
 
 
-def mean(values: list[float]) -> float:
+def mean(values: Sequence[float]) -> float:
     return sum(values) / len(values)
 
 
@@ -143,7 +147,7 @@ def quantile(sorted_values: list[float], q: float) -> float:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
-def bootstrap_means(deltas: list[float], seed: str) -> list[float]:
+def bootstrap_means(deltas: Sequence[float], seed: str) -> list[float]:
     """Sorted means of case-resampled deltas; seeded, so the same inputs give the same CI."""
     rng = random.Random(seed)
     n = len(deltas)
@@ -243,8 +247,8 @@ def comparable(old: BaselineCase, case: ScoredCase, name: str) -> bool:
     return previous is not None and old.fingerprint == case.fingerprint and previous.config_fingerprint == case.metrics[name].config_fingerprint
 
 
-def metric_pairs(results: ScoredResults, baseline: Baseline) -> dict[str, list[Pair]]:
-    pairs: dict[str, list[Pair]] = {}
+def each_pair(results: ScoredResults, baseline: Baseline) -> Iterator[tuple[str, Pair]]:
+    """(metric, pair) of every case in turn: made one at a time, never all held."""
     for case in results.cases:
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
         if old is None:
@@ -253,8 +257,69 @@ def metric_pairs(results: ScoredResults, baseline: Baseline) -> dict[str, list[P
             if _gated(metric) and comparable(old, case, name):
                 pair = _pair(case_key(case), old.metrics[name], metric)
                 if pair is not None:
-                    pairs.setdefault(name, []).append(pair)
+                    yield name, pair
+
+
+def metric_pairs(results: ScoredResults, baseline: Baseline) -> dict[str, list[Pair]]:
+    """Every pair, by metric (num_runs: auto's re-run planner reads them whole)."""
+    pairs: dict[str, list[Pair]] = {}
+    for name, pair in each_pair(results, baseline):
+        pairs.setdefault(name, []).append(pair)
     return pairs
+
+
+@dataclass
+class Paired:
+    """What the gate's tests read of one metric's pairs, added a pair at a time: the scores as
+    arrays of floats (8 bytes a case; the bootstrap draws from them as from a list, and `sum`
+    adds them as it adds a list), the flips as counts, and case keys only of the cases that
+    may count as regressions. `num_runs: auto` keeps each case's run counts for the sequential
+    rule (its suites are run live, by agents: never the 100,000-case recorded kind)."""
+
+    tolerance: float
+    keep_counts: bool = False
+    baseline: array[float] = field(default_factory=lambda: array("d"))
+    candidate: array[float] = field(default_factory=lambda: array("d"))
+    deltas: array[float] = field(default_factory=lambda: array("d"))
+    down: int = 0  # passed in the baseline, fails now
+    up: int = 0
+    newly_failing: set[str] = field(default_factory=set)
+    worsened: set[str] = field(default_factory=set)
+    noisy: bool = False  # runs disagree on at least one side of some case
+    breaks: dict[str, float] = field(default_factory=dict)  # case -> Fisher's p of its every-run break
+    counts: list[CaseCounts] = field(default_factory=list)
+
+    def add(self, pair: Pair) -> None:
+        self.baseline.append(pair.baseline)
+        self.candidate.append(pair.candidate)
+        self.deltas.append(pair.delta)
+        self.down += pair.baseline_passed and not pair.candidate_passed
+        self.up += pair.candidate_passed and not pair.baseline_passed
+        if pair.baseline_passed and not pair.candidate_passed:
+            self.newly_failing.add(pair.case)
+        if pair.delta < -self.tolerance:
+            self.worsened.add(pair.case)
+        self.noisy = self.noisy or pair.noisy
+        if pair.is_hard_break:
+            self.breaks[pair.case] = hard_break_p(pair.baseline_passes, pair.candidate_fails)
+        else:
+            self.breaks.pop(pair.case, None)  # a repeated case: its last pair stands, as in a dict
+        if self.keep_counts:
+            self.counts.append(pair.counts)
+
+    def __len__(self) -> int:
+        return len(self.deltas)
+
+
+def paired_metrics(results: ScoredResults, baseline: Baseline, settings: GateSettings) -> dict[str, Paired]:
+    """Each metric's pairs, tallied in one pass over the cases."""
+    paired: dict[str, Paired] = {}
+    auto = results.adaptive is not None
+    for name, pair in each_pair(results, baseline):
+        if name not in paired:
+            paired[name] = Paired(settings.tolerance, keep_counts=auto)
+        paired[name].add(pair)
+    return paired
 
 
 # ---------------------------------------------------------------- per metric
@@ -267,26 +332,23 @@ class _Inference:
 
 
 def _infer_metric(
-    name: str, pairs: list[Pair], settings: GateSettings, alpha: float, breaks: set[str], noise: bool,
+    name: str, pairs: Paired, settings: GateSettings, alpha: float, breaks: set[str], noise: bool,
     sequential: MetricEvidence | None = None, max_runs: int = 0,
 ) -> _Inference:
     """`sequential` (num_runs: auto) replaces the fixed-sample tests, which peeking would fool,
     and the deterministic rule: the suite's fitted flakiness says how much a flip tells."""
-    deltas = [p.delta for p in pairs]
-    delta = mean(deltas)
+    delta = mean(pairs.deltas)
     # A fixed-sample interval means nothing over runs chosen by peeking: none in num_runs: auto.
-    draws = bootstrap_means(deltas, f"{settings.seed}:{name}") if sequential is None else []
+    draws = bootstrap_means(pairs.deltas, f"{settings.seed}:{name}") if sequential is None else []
     two_sided = (1 - settings.confidence) / 2
     ci_low, ci_high = (quantile(draws, two_sided), quantile(draws, 1 - two_sided)) if draws else (None, None)
-    down = sum(p.baseline_passed and not p.candidate_passed for p in pairs)
-    up = sum(p.candidate_passed and not p.baseline_passed for p in pairs)
+    down, up = pairs.down, pairs.up
     flip_p = sign_test_p(down, up)
     deterministic = not noise and sequential is None
     dropped = delta < -settings.tolerance
     credible_mean = bool(draws) and quantile(draws, 1 - alpha) < 0
     credible_flips = flip_p <= alpha
-    newly_failing = {p.case for p in pairs if p.baseline_passed and not p.candidate_passed}
-    worsened = {p.case for p in pairs if p.delta < -settings.tolerance}
+    newly_failing, worsened = pairs.newly_failing, pairs.worsened
     unsure: tuple[str, ...] = ()
     settle = ""
     if sequential is not None:
@@ -303,7 +365,7 @@ def _infer_metric(
         reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
     credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
     improved = not regressed and delta > settings.tolerance and credible_rise
-    counted = {p.case for p in pairs if p.case in breaks}
+    counted = set(breaks)  # the breaks are of this metric's pairs
     if regressed and sequential is not None:
         counted |= {c.counts.key for c in sequential.cases if sequential.chance(c) >= 0.5}
     elif regressed:
@@ -313,8 +375,8 @@ def _infer_metric(
         name=name,
         verdict="regressed" if regressed else "improved" if improved else "unchanged",
         cases=len(pairs),
-        baseline_mean=mean([p.baseline for p in pairs]),
-        candidate_mean=mean([p.candidate for p in pairs]),
+        baseline_mean=mean(pairs.baseline),
+        candidate_mean=mean(pairs.candidate),
         delta=delta,
         ci_low=ci_low,
         ci_high=ci_high,
@@ -357,11 +419,11 @@ def _stochastic_reason(credible_mean: bool, credible_flips: bool) -> str:
     return "; ".join(why)
 
 
-def _hard_breaks(pairs: dict[str, list[Pair]], alpha: float) -> dict[str, set[str]]:
+def _hard_breaks(paired: dict[str, Paired], alpha: float) -> dict[str, set[str]]:
     """Per metric, the cases whose every-run break survives Holm over all noisy case x metric pairs."""
-    family = {(name, p.case): p for name, ps in pairs.items() if any(q.noisy for q in ps) for p in ps}
-    pvalues = {key: hard_break_p(p.baseline_passes, p.candidate_fails) for key, p in family.items() if p.is_hard_break}
-    rejected = holm(pvalues, alpha, len(family))
+    noisy_metrics = {name: p for name, p in paired.items() if p.noisy}
+    pvalues = {(name, case): p for name, metric in noisy_metrics.items() for case, p in metric.breaks.items()}
+    rejected = holm(pvalues, alpha, sum(len(p) for p in noisy_metrics.values()))
     out: dict[str, set[str]] = {}
     for name, case in rejected:
         out.setdefault(name, set()).add(case)
@@ -371,8 +433,8 @@ def _hard_breaks(pairs: dict[str, list[Pair]], alpha: float) -> dict[str, set[st
 def _rubric_summaries(name: str, results: ScoredResults, baseline: Baseline | None) -> tuple[RubricSummary, ...]:
     """Each rubric's pass rate, baseline vs PR, over the same cases: the comparable ones where
     the rubric was judged on both sides (every judged case when there is no baseline)."""
-    old_rates: dict[str, list[float]] = {}
-    new_rates: dict[str, list[float]] = {}
+    old_rates: dict[str, array[float]] = {}
+    new_rates: dict[str, array[float]] = {}
     for case in results.cases:
         if name not in case.metrics:
             continue
@@ -383,15 +445,15 @@ def _rubric_summaries(name: str, results: ScoredResults, baseline: Baseline | No
         for rubric, rate in rubric_pass_rates(case.metrics[name]).items():
             if before is not None and rubric not in before:
                 continue  # judged on one side only: a pass rate over different cases would mislead
-            new_rates.setdefault(rubric, []).append(rate)
+            new_rates.setdefault(rubric, array("d")).append(rate)
             if before is not None:
-                old_rates.setdefault(rubric, []).append(before[rubric])
+                old_rates.setdefault(rubric, array("d")).append(before[rubric])
     return tuple(
         RubricSummary(
             rubric_id=rubric,
             baseline_rate=mean(old_rates[rubric]) if rubric in old_rates else None,
             candidate_rate=mean(new_rates[rubric]) if rubric in new_rates else None,
-            cases=max(len(new_rates.get(rubric, [])), len(old_rates.get(rubric, []))),
+            cases=max(len(new_rates.get(rubric, ())), len(old_rates.get(rubric, ()))),
         )
         for rubric in sorted(set(old_rates) | set(new_rates))
     )
@@ -399,13 +461,17 @@ def _rubric_summaries(name: str, results: ScoredResults, baseline: Baseline | No
 
 def sequential_evidence(name: str, pairs: dict[str, list[Pair]], settings: GateSettings, baseline: Baseline) -> MetricEvidence:
     """num_runs: auto: one metric's sequential evidence; alpha is shared out over the metrics (Bonferroni)."""
-    alpha = (1 - settings.confidence) / max(1, len(pairs))
-    return metric_evidence(name, [p.counts for p in pairs[name]], settings.case_drop, alpha, settings.power, planned_population(baseline, name))
+    return _evidence(name, [p.counts for p in pairs[name]], len(pairs), settings, baseline)
 
 
-def _baseline_metrics(baseline: Baseline, name: str) -> list[BaselineMetric]:
+def _evidence(name: str, counts: list[CaseCounts], metrics: int, settings: GateSettings, baseline: Baseline) -> MetricEvidence:
+    alpha = (1 - settings.confidence) / max(1, metrics)
+    return metric_evidence(name, counts, settings.case_drop, alpha, settings.power, planned_population(baseline, name))
+
+
+def _baseline_metrics(baseline: Baseline, name: str) -> Iterator[BaselineMetric]:
     found = (case.metrics.get(name) for sets in baseline.suites.values() for cases in sets.values() for case in cases.values())
-    return [m for m in found if m is not None]
+    return (m for m in found if m is not None)
 
 
 def planned_population(baseline: Baseline, name: str) -> list[Counts]:
@@ -414,10 +480,10 @@ def planned_population(baseline: Baseline, name: str) -> list[Counts]:
     return [Counts(*m.planned_counts()) for m in _baseline_metrics(baseline, name)]
 
 
-def noisy(pairs: list[Pair], baseline: Baseline | None, name: str) -> bool:
+def noisy(pairs: Iterable[Pair] | Paired, baseline: Baseline | None, name: str) -> bool:
     """Run-to-run variation seen on this metric: in these runs, or in any baseline case's history
     (a case is deterministic only on evidence, never because it happened to run once)."""
-    if any(p.noisy for p in pairs):
+    if pairs.noisy if isinstance(pairs, Paired) else any(p.noisy for p in pairs):
         return True
     return baseline is not None and any(all(m.history_counts()) for m in _baseline_metrics(baseline, name))
 
@@ -427,29 +493,35 @@ def _metric_names(results: ScoredResults) -> list[str]:
 
 
 def _candidate_counts(name: str, results: ScoredResults) -> tuple[int, int, float | None]:
-    metrics = [c.metrics[name] for c in results.cases if name in c.metrics]
-    scores = [m.score for m in metrics if m.score is not None]
-    passed = sum(m.status == Status.PASSED for m in metrics)
-    failed = sum(m.status == Status.FAILED for m in metrics)
+    passed = failed = 0
+    scores: array[float] = array("d")
+    for case in results.cases:
+        metric = case.metrics.get(name)
+        if metric is None:
+            continue
+        if metric.score is not None:
+            scores.append(metric.score)
+        passed += metric.status == Status.PASSED
+        failed += metric.status == Status.FAILED
     return passed, failed, mean(scores) if scores else None
 
 
 def _summaries(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[list[MetricSummary], set[tuple[str, str]]]:
     """Per metric summary, and the (case key, metric) pairs counted as regressions."""
     names = _metric_names(results)
-    pairs = metric_pairs(results, baseline) if baseline else {}
-    alpha = (1 - settings.confidence) / max(1, 2 * len(pairs))  # Bonferroni: two tests per metric
+    paired = paired_metrics(results, baseline, settings) if baseline else {}
+    alpha = (1 - settings.confidence) / max(1, 2 * len(paired))  # Bonferroni: two tests per metric
     auto = results.adaptive is not None
-    breaks = {} if auto else _hard_breaks(pairs, 1 - settings.confidence)  # Fisher's test is fixed-sample
+    breaks = {} if auto else _hard_breaks(paired, 1 - settings.confidence)  # Fisher's test is fixed-sample
     summaries, counted = [], set()
     for name in names:
         passed, failed, candidate_mean = _candidate_counts(name, results)
         rubrics = _rubric_summaries(name, results, baseline)
-        if name in pairs:
-            sequential = sequential_evidence(name, pairs, settings, baseline) if auto and baseline else None
+        if name in paired:
+            sequential = _evidence(name, paired[name].counts, len(paired), settings, baseline) if auto and baseline else None
             max_runs = results.adaptive.max_runs if results.adaptive else 0
-            noise = noisy(pairs[name], baseline, name)
-            inference = _infer_metric(name, pairs[name], settings, alpha, breaks.get(name, set()), noise, sequential, max_runs)
+            noise = noisy(paired[name], baseline, name)
+            inference = _infer_metric(name, paired[name], settings, alpha, breaks.get(name, set()), noise, sequential, max_runs)
             summary = inference.summary
             counted |= {(case, name) for case in inference.counted}
         else:
@@ -556,45 +628,128 @@ def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tupl
     return CaseOutcome(outcome=outcome, baseline_status=old.status.value, note=case.reason or "; ".join(lost), **common)
 
 
-def _removed(results: ScoredResults, baseline: Baseline) -> list[CaseOutcome]:
-    """Baseline cases of the suites in these results that did not run (of those `run -k` kept)."""
-    present = {(c.suite, c.eval_set_id, c.eval_id) for c in results.cases}
+def _removed(results: ScoredResults, baseline: Baseline, outcomes: CaseOutcomes) -> Iterator[CaseOutcome]:
+    """Baseline cases of the suites in these results that did not run (of those `run -k` kept):
+    `outcomes` holds every case that ran."""
     suites = set(results.suites) | {c.suite for c in results.cases}
-    return [
-        CaseOutcome(suite=s, eval_set_id=e, eval_id=i, outcome="removed", status=None, baseline_status=baseline.case(s, e, i).status.value)
-        for s, e, i in sorted(baseline.keys())
-        if s in suites and (s, e, i) not in present and selected(results.case_filter, s, e, i)
-    ]
+    for s in sorted(baseline.suites):
+        for e in sorted(baseline.suites[s]) if s in suites else ():
+            cases = baseline.suites[s][e]
+            for i in sorted(cases):
+                if selected(results.case_filter, s, e, i) and not outcomes.with_key(f"{s}/{e}/{i}"):
+                    yield CaseOutcome(suite=s, eval_set_id=e, eval_id=i, outcome="removed", status=None, baseline_status=cases[i].status.value)
+
+
+# ---------------------------------------------------------------- case outcomes, kept
+
+
+class CaseOutcomes(Protocol):
+    """Every case's outcome of a comparison, read most important first (`importance`). Where
+    they are kept is the caller's choice: in memory (`OutcomeList`, sealed as an `OutcomeTuple`),
+    or on disk for a big suite (files/spilled_outcomes.py)."""
+
+    def add(self, case: CaseOutcome) -> None: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[CaseOutcome]: ...
+    def __getitem__(self, index: int) -> CaseOutcome: ...
+    def of(self, outcome: str) -> Iterator[CaseOutcome]:
+        """Those of one outcome, most important first."""
+        ...
+    def with_key(self, key: str) -> list[CaseOutcome]:
+        """Those of one case key (one, unless a results file repeats a case), most important first."""
+        ...
+
+
+def importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
+    """Most important first: by outcome, failing before passing, the largest drop, then the key."""
+    drops = [m.delta for m in case.metrics if m.delta is not None]
+    return OUTCOMES.index(case.outcome), case.status != Status.FAILED.value, min(drops, default=0.0), case.key
+
+
+class OutcomeList:
+    """CaseOutcomes in memory while a comparison is made (`compare` then seals them as an OutcomeTuple)."""
+
+    def __init__(self) -> None:
+        self._cases: list[CaseOutcome] = []
+        self._by_key: dict[str, list[CaseOutcome]] = {}
+
+    def add(self, case: CaseOutcome) -> None:
+        self._cases.append(case)
+        self._by_key.setdefault(case.key, []).append(case)
+
+    def __len__(self) -> int:
+        return len(self._cases)
+
+    def __iter__(self) -> Iterator[CaseOutcome]:
+        return iter(sorted(self._cases, key=importance))
+
+    def __getitem__(self, index: int) -> CaseOutcome:
+        return sorted(self._cases, key=importance)[index]
+
+    def of(self, outcome: str) -> Iterator[CaseOutcome]:
+        return (c for c in self if c.outcome == outcome)
+
+    def with_key(self, key: str) -> list[CaseOutcome]:
+        return sorted(self._by_key.get(key, []), key=importance)
+
+
+class OutcomeTuple(tuple[CaseOutcome, ...]):
+    """Sealed CaseOutcomes in memory, most important first: a tuple (what a small comparison's
+    `cases` is, and what `dataclasses.asdict` copies)."""
+
+    def add(self, case: CaseOutcome) -> None:
+        raise TypeError("a comparison's outcomes are sealed")
+
+    def of(self, outcome: str) -> Iterator[CaseOutcome]:
+        return (c for c in self if c.outcome == outcome)
+
+    def with_key(self, key: str) -> list[CaseOutcome]:
+        return self._by_key.get(key, [])
+
+    @cached_property
+    def _by_key(self) -> dict[str, list[CaseOutcome]]:
+        by_key: dict[str, list[CaseOutcome]] = {}
+        for case in self:
+            by_key.setdefault(case.key, []).append(case)
+        return by_key
 
 
 # ---------------------------------------------------------------- the verdict
 
 
-def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> Comparison:
+def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSettings, outcomes: CaseOutcomes | None = None) -> Comparison:
+    """`outcomes`: where the cases' outcomes are kept (empty; default: in memory)."""
     # A changed judge: re-judged baseline scores stand in for the old ones, or the old ones are left out.
     baseline, judge_changes = judged_alike(results, baseline) if baseline is not None else (None, ())
     summaries, counted = _summaries(results, baseline, settings)
     budgets = compare_budgets(results, baseline, settings)
-    cases = _with_budgets([_case_outcome(c, baseline, counted, settings.tolerance) for c in results.cases], budgets)
-    cases += _removed(results, baseline) if baseline else []
-    reasons = _reasons(results, baseline, summaries, cases, settings.fail_on)
+    cases = outcomes if outcomes is not None else OutcomeList()
+    tally = _Tally(_errored(results), regression=settings.fail_on != "threshold" and baseline is not None)
+    over = over_budget_cases(budgets)
+    for case in results.cases:
+        outcome = _with_budget(_case_outcome(case, baseline, counted, settings.tolerance), over)
+        cases.add(outcome)
+        tally.add(outcome, case)
+    for outcome in _removed(results, baseline, cases) if baseline else ():
+        cases.add(outcome)
+        tally.add(outcome)
+    reasons = _reasons(baseline, summaries, tally, settings.fail_on)
     over_budget, lost_figures = budget_reasons(budgets)
     reasons += over_budget if settings.fail_on != "threshold" else []
     evidence = _missing_evidence(results, baseline) + lost_figures
     if settings.not_evaluated == "fail":
         reasons += evidence
     failed = bool(reasons) and settings.fail_on != "never"
-    regressions = sum(c.outcome == "regressed" for c in cases)
     return Comparison(
         verdict="failed" if failed else "passed",
         exit_code=1 if failed else 0,
-        regressions=regressions,
+        regressions=tally.counts["regressed"],
         fail_on=settings.fail_on,
         has_baseline=baseline is not None,
         reasons=tuple(reasons),
         metrics=tuple(summaries),
-        cases=tuple(sorted(cases, key=_importance)),
-        counts={o: sum(c.outcome == o for c in cases) for o in OUTCOMES},
+        cases=OutcomeTuple(cases) if outcomes is None else cases,
+        counts=tally.counts,
         confidence=settings.confidence,
         tolerance=settings.tolerance,
         warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
@@ -604,17 +759,32 @@ def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSet
     )
 
 
-def _with_budgets(cases: list[CaseOutcome], budgets: tuple[BudgetSummary, ...]) -> list[CaseOutcome]:
+_OVER_BUDGET_RANK = OUTCOMES.index("over_budget")
+
+
+def _with_budget(case: CaseOutcome, over: dict[str, list[str]]) -> CaseOutcome:
     """A case whose figure drove a breached budget is over budget (a regressed case stays
     regressed), and its note says by how much."""
-    over = over_budget_cases(budgets)
-    rank = OUTCOMES.index("over_budget")
+    if case.key not in over:
+        return case
+    note = "; ".join(filter(None, [f"over budget: {', '.join(over[case.key])}", case.note]))
+    return replace(case, outcome="over_budget" if OUTCOMES.index(case.outcome) > _OVER_BUDGET_RANK else case.outcome, note=note)
 
-    def marked(case: CaseOutcome) -> CaseOutcome:
-        note = "; ".join(filter(None, [f"over budget: {', '.join(over[case.key])}", case.note]))
-        return replace(case, outcome="over_budget" if OUTCOMES.index(case.outcome) > rank else case.outcome, note=note)
 
-    return [marked(c) if c.key in over else c for c in cases]
+class _First:
+    """How many of something, and the first of them (a reason names one)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: tuple[int, str] | None = None  # (position, text)
+
+    def add(self, text: str, at: int = 0) -> None:
+        self.count += 1
+        if self.first is None or at < self.first[0]:
+            self.first = (at, text)
+
+    def reason(self, what: str) -> list[str]:
+        return [f"{self.count} {what} (first: {self.first[1]})"] if self.first else []
 
 
 def _first(items: list[str], what: str) -> str:
@@ -625,25 +795,22 @@ def _missing_evidence(results: ScoredResults, baseline: Baseline | None) -> list
     """No evidence is not a pass: cases where nothing was evaluated, gated scores the
     baseline had that are gone now, and gated scores no baseline stands in for (a first run,
     a new case or metric). Failed runs are reported as such, not here."""
-    empty, lost, never = [], [], []
+    empty, lost, never = _First(), _First(), _First()
     for case in results.cases:
         if case.run_errors:
             continue
         key = case_key(case)
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
         if case.status == Status.NOT_EVALUATED:
-            empty.append(f"{key}: {case.reason or 'no metric was evaluated'}")
+            empty.add(f"{key}: {case.reason or 'no metric was evaluated'}")
         else:
-            never += [f"{key} {why}" for why in unevidenced(case, old)]
-        lost += [f"{key} {why}" for why in lost_evidence(case, old)]
-    reasons = []
-    if empty:
-        reasons.append(_first(empty, "case(s) with no evaluated gated metric"))
-    if lost:
-        reasons.append(_first(lost, "gated score(s) the baseline has were not evaluated now (lost coverage)"))
-    if never:
-        reasons.append(_first(never, "gated score(s) not evaluated, with no baseline score to stand in for them"))
-    return reasons
+            for why in unevidenced(case, old):
+                never.add(f"{key} {why}")
+        for why in lost_evidence(case, old):
+            lost.add(f"{key} {why}")
+    return (empty.reason("case(s) with no evaluated gated metric")
+            + lost.reason("gated score(s) the baseline has were not evaluated now (lost coverage)")
+            + never.reason("gated score(s) not evaluated, with no baseline score to stand in for them"))
 
 
 def unevidenced(case: ScoredCase, old: BaselineCase | None) -> list[str]:
@@ -658,37 +825,71 @@ def unevidenced(case: ScoredCase, old: BaselineCase | None) -> list[str]:
             if unscored_evidence(m) and not baseline_scored(name)]
 
 
-def _broken(results: ScoredResults, cases: list[CaseOutcome], regression: bool) -> dict[str, str]:
-    """Cases whose agent runs failed (key -> reason); comparing with a baseline, not those
-    that were failing there already."""
-    still_failing = {c.key for c in cases if c.baseline_status == Status.FAILED.value and c.outcome != "incomparable"} if regression else set()
-    return {case_key(c): c.reason or "" for c in results.cases if c.run_errors and case_key(c) not in still_failing}
+def _errored(results: ScoredResults) -> dict[str, str]:
+    """Cases whose agent runs failed: key -> reason."""
+    return {case_key(c): c.reason or "" for c in results.cases if c.run_errors}
 
 
-def _importance(case: CaseOutcome) -> tuple[int, bool, float, str]:
-    """Most important first: by outcome, failing before passing, the largest drop, then the key."""
-    drops = [m.delta for m in case.metrics if m.delta is not None]
-    return OUTCOMES.index(case.outcome), case.status != Status.FAILED.value, min(drops, default=0.0), case.key
+class _Tally:
+    """What the verdict reads of every case's outcome, added one at a time (the results' order,
+    then the removed cases): counts, and the first of each kind a reason names. Whether a case
+    is broken (its runs failed, and comparing with a baseline it was not failing there already)
+    is known only when every case with its key is in: the outcomes of such keys wait till then."""
+
+    def __init__(self, errored: dict[str, str], regression: bool) -> None:
+        self.counts = dict.fromkeys(OUTCOMES, 0)
+        self.errored = errored
+        self.regression = regression
+        self.still_failing: set[str] = set()  # of the errored keys
+        self.waiting: list[tuple[int, CaseOutcome]] = []
+        self.below = 0  # results cases below their thresholds, runs not failed
+        self.new_failing = 0
+        self.unmatched = _First()
+        self.added = 0
+
+    def add(self, outcome: CaseOutcome, case: ScoredCase | None = None) -> None:
+        self.counts[outcome.outcome] += 1
+        self.below += case is not None and case.status == Status.FAILED and not case.run_errors
+        if outcome.key in self.errored:
+            if self.regression and outcome.baseline_status == Status.FAILED.value and outcome.outcome != "incomparable":
+                self.still_failing.add(outcome.key)
+            self.waiting.append((self.added, outcome))
+        else:
+            self._count(self.added, outcome)
+        self.added += 1
+
+    def _count(self, at: int, outcome: CaseOutcome) -> None:
+        """An outcome whose case is not broken."""
+        self.new_failing += outcome.outcome == "new" and outcome.status == Status.FAILED.value
+        if outcome.outcome != "new":
+            for m in outcome.metrics:
+                if _below_without_baseline(m):
+                    self.unmatched.add(f"{outcome.key} {m.name}", at)
+
+    def broken(self) -> dict[str, str]:
+        """Key -> reason of the cases whose agent runs failed; counts the outcomes that waited."""
+        broken = {k: why for k, why in self.errored.items() if k not in self.still_failing}
+        for at, outcome in self.waiting:
+            if outcome.key not in broken:
+                self._count(at, outcome)
+        self.waiting = []
+        return broken
 
 
-def _reasons(results: ScoredResults, baseline: Baseline | None, summaries: list[MetricSummary], cases: list[CaseOutcome], fail_on: str) -> list[str]:
+def _reasons(baseline: Baseline | None, summaries: list[MetricSummary], tally: _Tally, fail_on: str) -> list[str]:
     """Why the gate fails (empty: it passes) under `fail_on`; `never` reports the same reasons."""
-    broken = _broken(results, cases, regression=fail_on != "threshold" and baseline is not None)
+    broken = tally.broken()
     reasons = [_first([f"{k}: {why}" for k, why in broken.items()], "case(s) whose agent runs failed")] if broken else []
-    below = [c for c in results.cases if c.status == Status.FAILED and not c.run_errors]
     if fail_on == "threshold" or baseline is None:
-        return reasons + ([f"{len(below)} case(s) below their thresholds"] if below else [])
+        return reasons + ([f"{tally.below} case(s) below their thresholds"] if tally.below else [])
     reasons += [f"{s.name}: regressed ({s.reason})" for s in summaries if s.verdict == "regressed"]
     breaks = sum(s.hard_breaks for s in summaries)
     if breaks:
         reasons.append(f"{breaks} hard break(s): cases that passed every baseline run fail every run now")
-    new_failing = [c for c in cases if c.outcome == "new" and c.status == Status.FAILED.value and c.key not in broken]
-    if new_failing:
-        reasons.append(f"{len(new_failing)} new case(s) below their thresholds")
-    unmatched = [f"{c.key} {m.name}" for c in cases if c.outcome != "new" and c.key not in broken
-                 for m in c.metrics if _below_without_baseline(m)]
-    if unmatched:  # nothing to compare with, so its threshold decides, as for a new case
-        reasons.append(_first(unmatched, "score(s) below the threshold of a metric new to the case's baseline or changed since"))
+    if tally.new_failing:
+        reasons.append(f"{tally.new_failing} new case(s) below their thresholds")
+    # nothing to compare with, so its threshold decides, as for a new case
+    reasons += tally.unmatched.reason("score(s) below the threshold of a metric new to the case's baseline or changed since")
     return reasons
 
 

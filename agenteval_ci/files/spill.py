@@ -10,6 +10,8 @@ a suite has; reading a record costs a few microseconds.
   keeps a dict's order; a copy shares nothing with the original (accept builds the new
   baseline in a copy of the old one). A case read from it is a new object each time: change
   one by assigning it back.
+- `SpilledOutcomes` (files/spilled_outcomes.py, in the same kind of database): a comparison's
+  case outcomes.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ CACHE_KIB = 8 * 1024  # SQLite's page cache per database: what stays in memory o
 BATCH = 1000  # rows read at a time when iterating
 
 
-def _database() -> sqlite3.Connection:
+def database() -> sqlite3.Connection:
     """A private temporary database: SQLite makes it on disk, in the temp folder, and deletes it.
     One transaction, never committed (nothing else ever reads the file): pages are written
     only when the cache overflows, never at each change."""
@@ -45,7 +47,7 @@ class SpilledDigests(Sequence[CaseDigest]):
     and each case's place in its file by key."""
 
     def __init__(self) -> None:
-        self._db = _database()
+        self._db = database()
         self._db.execute("CREATE TABLE digests (id INTEGER PRIMARY KEY, key TEXT, member INTEGER, offset INTEGER, data BLOB)")
         self._db.execute("CREATE INDEX by_key ON digests (key)")  # not unique: a file may repeat a case, as a list may
         self._count = 0
@@ -92,7 +94,7 @@ class CaseStore:
     """One database for a baseline's eval sets: each a group of rows, in the order added."""
 
     def __init__(self) -> None:
-        self.db = _database()
+        self.db = database()
         self.db.execute("CREATE TABLE cases (id INTEGER PRIMARY KEY, grp INTEGER, key TEXT, data BLOB, UNIQUE (grp, key))")
         self._groups = 0
 
@@ -209,3 +211,4 @@ class _Items(ItemsView[str, BaselineCase]):
 
     def __iter__(self) -> Iterator[tuple[str, BaselineCase]]:
         return ((key, _case(data)) for key, data in self._cases._rows())
+

@@ -94,13 +94,14 @@ _CASES_AT = '\n  "cases": []'  # where the top level's cases go (sorted keys, in
 def comparison_json_parts(comparison: Comparison) -> Iterator[str]:
     """comparison_json's text a case at a time, the same bytes: a 100,000-case comparison is
     never one string, nor one tree of dicts."""
-    data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(dataclasses.replace(comparison, cases=()))}
+    without_cases = dataclasses.replace(comparison, cases=())  # type: ignore[arg-type]  # written a case at a time below
+    data = {"schema_version": COMPARISON_VERSION, **dataclasses.asdict(without_cases)}
     head, tail = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json).split(_CASES_AT)
     yield head + '\n  "cases": ['
     for i, case in enumerate(comparison.cases):
         text = json.dumps(dataclasses.asdict(case), indent=2, sort_keys=True, ensure_ascii=False, default=_fingerprint_json)
         yield ("," if i else "") + "\n    " + text.replace("\n", "\n    ")
-    yield ("\n  ]" if comparison.cases else "]") + tail + "\n"
+    yield ("\n  ]" if len(comparison.cases) else "]") + tail + "\n"
 
 
 def _fingerprint_json(value: object) -> object:

@@ -9,11 +9,12 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, TextIO
 
 from ..core.budgets import change_text, fmt_figure
 from ..schema import OUTCOMES, CaseResult, Invocation, Outcome, Status, text_of
-from ..schema.labels import case_labels
+from ..schema.labels import CaseLabels
 from ..schema.settings import percent
 from .diff import call_text
 from .text import fmt, fmt_delta
@@ -89,16 +90,16 @@ def _heading(outcome: Outcome, count: int) -> str:
 def render_changes(comparison: Comparison, style: Style = PLAIN, per_section: int = CASES_PER_SECTION) -> str:
     """Every changed case by outcome with its metrics baseline → PR; empty when nothing changed."""
     sections = []
-    labels = case_labels(comparison.cases)
+    labels = CaseLabels(comparison.cases)
     for outcome, traits in OUTCOMES.items():
-        cases = [c for c in comparison.cases if c.outcome == outcome]
-        if not cases or traits.change is None:
+        total = comparison.counts.get(outcome, 0)
+        if not total or traits.change is None:
             continue
-        lines = [f"  {style.paint(_heading(outcome, len(cases)), traits.colour)}"]
-        for case in cases[:per_section]:
-            lines += _case_lines(case, labels[case.key], style)
-        if len(cases) > per_section:
-            lines.append(f"    … {len(cases) - per_section} more (agenteval report RESULTS --format html lists every case)")
+        lines = [f"  {style.paint(_heading(outcome, total), traits.colour)}"]
+        for case in islice(comparison.cases.of(outcome), per_section):
+            lines += _case_lines(case, labels.label_of(case), style)
+        if total > per_section:
+            lines.append(f"    … {total - per_section} more (agenteval report RESULTS --format html lists every case)")
         sections.append("\n".join(lines))
     return "changes from the baseline:\n" + "\n".join(sections) if sections else ""
 

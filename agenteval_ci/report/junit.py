@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import groupby
 from xml.etree import ElementTree as ET
 
 from ..core.digest import ScoredCase, ScoredResults
 from ..core.gate import CaseOutcome, Comparison
 from ..schema import Outcome, Status
-from ..schema.labels import SEPARATOR, case_labels
+from ..schema.labels import SEPARATOR, CaseLabels
 from ..schema.vocabulary import case_words
 from .view import judged_without_text
 
@@ -54,26 +53,37 @@ def _fails(case: ScoredCase, outcome: CaseOutcome | None) -> bool:
 
 
 def junit_parts(results: ScoredResults, comparison: Comparison | None = None) -> Iterator[str]:
-    """The XML a testcase at a time (each suite's counts come first, from the cases' statuses
-    and outcomes): 100,000 cases never stand as one tree."""
-    outcomes = {c.key: c for c in comparison.cases} if comparison else {}
-    labels = case_labels(results.cases)
-    ordered = sorted(results.cases, key=lambda c: c.suite)
+    """The XML a testcase at a time, suite by suite in the results' order (each suite's counts
+    come first, from the cases' statuses and outcomes, in a pass of their own): 100,000 cases
+    never stand as one tree, nor as a list."""
+    def outcome_of(case: ScoredCase) -> CaseOutcome | None:
+        found = comparison.cases.with_key(case.key) if comparison else []
+        return found[-1] if found else None  # a repeated case: the last, as a dict by key keeps it
+
+    labels = CaseLabels(results.cases)
     yield '<?xml version="1.0" encoding="utf-8"?>\n'
-    if not ordered:
+    suites = sorted({c.suite for c in results.cases})
+    if not suites:
         yield '<testsuites name="agenteval" />\n'
         return
     yield '<testsuites name="agenteval">\n'
-    for suite, grouped in groupby(ordered, key=lambda c: c.suite):
-        cases = list(grouped)
-        failed = [_fails(c, outcomes.get(c.key)) for c in cases]
-        skipped = sum(not f and c.status == Status.NOT_EVALUATED for f, c in zip(failed, cases))
-        node = ET.Element("testsuite", name=suite, tests=str(len(cases)), failures=str(sum(failed)), errors="0", skipped=str(skipped))
+    for suite in suites:
+        tests = failures = skipped = 0
+        for case in _of_suite(results, suite):
+            failed = _fails(case, outcome_of(case))
+            tests += 1
+            failures += failed
+            skipped += not failed and case.status == Status.NOT_EVALUATED
+        node = ET.Element("testsuite", name=suite, tests=str(tests), failures=str(failures), errors="0", skipped=str(skipped))
         opening = ET.tostring(node, encoding="unicode")
         yield f"  {opening[:-3]}>\n"  # `<testsuite ... />` opened
-        for case in cases:
-            element = _testcase(case, labels[case.key], outcomes.get(case.key))
+        for case in _of_suite(results, suite):
+            element = _testcase(case, labels.label_of(case), outcome_of(case))
             ET.indent(element, level=2)
             yield f"    {ET.tostring(element, encoding='unicode')}\n"
         yield "  </testsuite>\n"
     yield "</testsuites>\n"
+
+
+def _of_suite(results: ScoredResults, suite: str) -> Iterator[ScoredCase]:
+    return (c for c in results.cases if c.suite == suite)

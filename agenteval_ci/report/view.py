@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from itertools import islice
 
 import pydantic
 
 from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
 from ..core.digest import Fetch, ScoredCase, ScoredResults
-from ..core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary
+from ..core.gate import CaseMetric, CaseOutcome, CaseOutcomes, Comparison, MetricSummary
 from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, RunRecord, Status, Verdict
-from ..schema.labels import SEPARATOR, case_labels
+from ..schema.labels import SEPARATOR, CaseLabels
 from ..schema.settings import percent
 from ..schema.vocabulary import case_words
 from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
@@ -122,21 +123,27 @@ FETCH_BATCH = 256  # cases read whole at once for a report: the diffs of a big s
 class CaseViews:
     """A report's cases, most important first, each made when it is read (its whole case read
     from the results a batch at a time): a report of 100,000 cases never holds them all, and the
-    PR comment reads only as many as fit."""
+    PR comment reads only as many as fit. `every_case` keeps the cases of untitled outcomes
+    (unchanged) too."""
 
-    outcomes: tuple[CaseOutcome, ...]
+    outcomes: CaseOutcomes
+    counts: Mapping[str, int]
+    every_case: bool
     fetch: Fetch
-    labels: Mapping[str, str]  # case key -> label (schema/labels.py), of every case of the report
+    labels: CaseLabels
+
+    def _shown(self, outcome: str) -> bool:
+        return self.every_case or bool(Outcome(outcome).traits.title)
 
     def __len__(self) -> int:
-        return len(self.outcomes)
+        return len(self.outcomes) if self.every_case else sum(n for o, n in self.counts.items() if self._shown(o))
 
     def __iter__(self) -> Iterator[CaseView]:
-        for start in range(0, len(self.outcomes), FETCH_BATCH):
-            batch = self.outcomes[start : start + FETCH_BATCH]
+        shown = (o for o in self.outcomes if self._shown(o.outcome))
+        while batch := list(islice(shown, FETCH_BATCH)):
             whole = self.fetch([o.key for o in batch if o.outcome != Outcome.REMOVED])
             for outcome in batch:
-                yield case_view(outcome, whole.get(outcome.key), self.labels[outcome.key])
+                yield case_view(outcome, whole.get(outcome.key), self.labels.label_of(outcome))
 
 
 def _verdict_cell(summary: MetricSummary) -> str:
@@ -385,7 +392,7 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
 def build_view(comparison: Comparison, results: ScoredResults, suite: str | None = None, *, every_case: bool = False) -> ReportView:
     """`every_case` keeps unchanged cases too (the HTML report lists every case)."""
     name = inline(suite or ",".join(results.suites))
-    labels = case_labels([*comparison.cases, *results.cases])
+    labels = CaseLabels(comparison.cases, results.cases)
     alert, headline = _headline(comparison, name)
     again = rerun_cases(results)
     return ReportView(
@@ -396,14 +403,14 @@ def build_view(comparison: Comparison, results: ScoredResults, suite: str | None
         reasons=comparison.reasons + tuple(f"warning (gate.not_evaluated: warn): {w}" for w in comparison.warnings),
         has_baseline=comparison.has_baseline,
         metrics=tuple(_metric_row(m, comparison.confidence) for m in comparison.metrics),
-        cases=CaseViews(tuple(c for c in comparison.cases if every_case or Outcome(c.outcome).traits.title), results.fetch, labels),
+        cases=CaseViews(comparison.cases, comparison.counts, every_case, results.fetch, labels),
         counts=comparison.counts,
         facts=_facts(results, tuple(c for c in comparison.costs if suite is None or c.suite == suite)),
         baseline_edited=comparison.baseline_edited,
         accepted_by=comparison.accepted_by,
         confidence=f"{comparison.confidence:.0%}",
         warnings=tuple(judged_blind_warnings(results)),
-        reruns=tuple(Fact(labels[c.key], c.runs_note or "") for c in again[:RERUNS_SHOWN]),
+        reruns=tuple(Fact(labels.label_of(c), c.runs_note or "") for c in again[:RERUNS_SHOWN]),
         reruns_total=len(again),
         judge_changes=judge_notes(comparison.judge_changes),
         judge_alert=judge_alert(comparison.judge_changes),

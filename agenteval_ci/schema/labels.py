@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Protocol
 
 from .results import case_key
@@ -81,3 +82,35 @@ def case_labels(cases: Iterable[NamedCase]) -> dict[str, str]:
             return {case_key(*n): text for n, text in labels.items()}
         for name in clashing:
             depth[name] += 1
+
+
+class CaseLabels:
+    """case_labels(cases) made without holding a label per case: only a case named by a path
+    (whose label may lengthen to differ from another's) and a case whose label such a case's
+    could become are worked out together; any other case's label is its plain one, made when
+    read. `cases` is read twice (a sequence, or a store of a comparison's cases)."""
+
+    def __init__(self, *cases: Iterable[NamedCase]) -> None:
+        pathed = {(c.suite, c.eval_set_id, c.eval_id): None for group in cases for c in group if _named_by_path(c)}
+        reachable = {label(*n, depth=d) for n in pathed for d in range(1, _deepest(n) + 1)}
+        names = (n for group in cases for c in group for n in [(c.suite, c.eval_set_id, c.eval_id)])
+        self._worked_out = case_labels(_Named(*n) for n in names if n in pathed or label(*n) in reachable) if pathed else {}
+
+    def label_of(self, case: NamedCase) -> str:
+        key = case_key(case.suite, case.eval_set_id, case.eval_id)
+        return self._worked_out.get(key) or label(case.suite, case.eval_set_id, case.eval_id)
+
+
+def _named_by_path(case: NamedCase) -> bool:
+    return is_path(case.eval_set_id) or is_path(case.eval_id)
+
+
+def _deepest(name: tuple[str, str, str]) -> int:
+    return max(len(_components(name[1])), len(_components(name[2])), 1)
+
+
+@dataclass(frozen=True)
+class _Named:
+    suite: str
+    eval_set_id: str
+    eval_id: str

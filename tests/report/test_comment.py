@@ -45,6 +45,12 @@ def judge(request):
 
 def golden_scenario(tmp_path, monkeypatch):
     """A regression (with a trajectory, response and judge diff), a changed test, a new and a removed case."""
+    base, new = golden_results(tmp_path, monkeypatch)
+    return new, compare(new, baseline_from_results(base), GateSettings())
+
+
+def golden_results(tmp_path, monkeypatch):
+    """The golden scenario's baseline results and the PR's."""
     with FakeGemini(responder=judge) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
@@ -57,7 +63,7 @@ def golden_scenario(tmp_path, monkeypatch):
         new = score(tmp_path, expected, [actual, actual], "new.json", config=CONFIG, flags=flags)
     # wall-clock figures vary run to run; everything else is deterministic
     new = new.model_copy(update={"stats": new.stats.model_copy(update={"duration_seconds": 12.5})})
-    return new, compare(new, baseline_from_results(base), GateSettings())
+    return base, new
 
 
 def check_golden(name: str, text: str) -> None:
