@@ -8,10 +8,12 @@ And the error paths still name the file and the JSON path."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import gzip
 import json
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -183,6 +185,17 @@ def _judged_results(root: Path, cases: int, runs_of: Path) -> Path:
     return stored
 
 
+@contextlib.contextmanager
+def _fake_judge(monkeypatch) -> Iterator[FakeGemini]:
+    """The loopback fake Gemini as the only judge the environment names."""
+    for name in JUDGE_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with FakeGemini(responder=verdicts) as gemini:
+        for name, value in gemini.env().items():
+            monkeypatch.setenv(name, value)
+        yield gemini
+
+
 def test_rejudge_holds_little_per_case(tmp_path, monkeypatch, capsys):
     """Both sizes past the window of cases awaiting the judge (256, whose prompts and requests
     are what the peak holds), the judge's verdicts from its cache (filled by a first rejudge,
@@ -190,11 +203,7 @@ def test_rejudge_holds_little_per_case(tmp_path, monkeypatch, capsys):
     config = write_project(tmp_path)
     criteria = {"criteria": {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 1}}}}
     (tmp_path / "evals" / "test_config.json").write_text(json.dumps(criteria))
-    for name in JUDGE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    with FakeGemini(responder=verdicts) as gemini:
-        for name, value in gemini.env().items():
-            monkeypatch.setenv(name, value)
+    with _fake_judge(monkeypatch) as gemini:
         assert main(["run", "--config", str(config), "-q", "--no-gate"]) == 1
         ran = tmp_path / ".agenteval" / "results.json"
         stored = {cases: _judged_results(tmp_path, cases, ran) for cases in (300, 900)}
@@ -211,11 +220,7 @@ def test_rejudge_holds_little_per_case(tmp_path, monkeypatch, capsys):
 
 def test_rejudge_names_a_bad_stored_case_deep_in_the_file(tmp_path, monkeypatch, capsys):
     config = write_project(tmp_path)
-    for name in JUDGE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    with FakeGemini(responder=verdicts) as gemini:
-        for name, value in gemini.env().items():
-            monkeypatch.setenv(name, value)
+    with _fake_judge(monkeypatch):
         assert main(["run", "--config", str(config), "-q", "--no-gate"]) == 1
         stored = _judged_results(tmp_path, 40, tmp_path / ".agenteval" / "results.json")
         lines = gzip.decompress(stored.read_bytes()).split(b"\n")
