@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import yaml
 
 from agenteval_ci.action.settings import MODE_BY_EVENT
 from tests.fakes.gemini import FakeGemini
+from tests.fakes.github import Token
 from tests.test_release_names import ours
 
 from .harness import BASE_SHA, BASELINE, HEAD_SHA, ROOT, comment_event, make_repo, pull_request_event, rubric_yes, run_action
@@ -147,3 +149,102 @@ def test_a_sharded_pr_run_as_sharded_yml_says_can_be_accepted(tmp_path, github, 
     committed = json.loads(github.files["feature"][BASELINE])
     assert committed["provenance"]["commit"] == HEAD_SHA
     assert any("Baseline accepted by @maintainer" in c["body"] for c in github.all_comments())
+
+
+# The permissions each mode needs: one table (docs/action.md), proven, and every copy of it --
+
+
+def mode_permissions() -> dict[str, dict[str, str]]:
+    """docs/action.md's "Modes and the permissions each needs": mode -> {scope: level}; what a
+    cell names in parentheses (a fallback) is not required."""
+    text = (ROOT / "docs" / "action.md").read_text()
+    section = text.split("## Modes and the permissions each needs", 1)[1].split("\n## ", 1)[0]
+    table: dict[str, dict[str, str]] = {}
+    for row in re.findall(r"^\| `(\w+)` \|.*\| ([^|]+) \|$", section, re.M):
+        mode, cell = row
+        cell = re.sub(r"\([^)]*\)", "", cell)
+        table[mode] = table[cell.split("`")[1]] if cell.strip().startswith("as `") else dict(re.findall(r"`([\w-]+): (\w+)`", cell))
+    return table
+
+
+def grants(have: dict[str, str], need: dict[str, str]) -> list[str]:
+    """The scopes of `need` that `have` does not grant (write covers read)."""
+    return [f"{scope}: {level}" for scope, level in need.items() if have.get(scope) not in (level, "write")]
+
+
+def test_the_permissions_table_names_every_mode():
+    from agenteval_ci.action.settings import MODES
+
+    table = mode_permissions()
+    assert set(table) == set(MODES) - {"auto"}
+    assert table["accept"]["contents"] == "write" and table["run"]["pull-requests"] == "write"
+
+
+def token_of(permissions: dict[str, str]) -> Token:
+    """The GITHUB_TOKEN a job with exactly these `permissions:` gets (the rest: none)."""
+    return Token("github-actions[bot]", {scope.replace("-", "_"): level for scope, level in permissions.items()})
+
+
+def test_a_pr_run_with_the_tables_permissions_posts_its_comment_and_check(tmp_path, github, good_baseline):
+    github.add_pull(7, head_sha=HEAD_SHA, head_ref="feature", base_sha=BASE_SHA)
+    for ref in (BASE_SHA, HEAD_SHA):
+        github.set_files(ref, {BASELINE: good_baseline})
+    token = github.add_token("ghs_table_run", token_of(mode_permissions()["run"]))
+    run = run_action(tmp_path, make_repo(tmp_path / "repo"), github.base_url, "pull_request", pull_request_event(), token=token)
+    assert run.code == 0, run.stderr
+    assert len(github.all_comments()) == 1 and [c["head_sha"] for c in github.check_runs.values()] == [HEAD_SHA]
+
+
+def test_an_accept_with_the_tables_permissions_commits_and_checks_the_new_commit(tmp_path, github, good_baseline):
+    """With fewer (the README's set before issue 35), the accepted commit got no check and a
+    required check stayed pending."""
+    github.add_pull(7, head_sha=HEAD_SHA, head_ref="feature", base_sha=BASE_SHA)
+    for ref in (BASE_SHA, HEAD_SHA, "feature"):
+        github.set_files(ref, {BASELINE: good_baseline})
+    github.collaborators["maintainer"] = "maintain"
+    with FakeGemini(responder=rubric_yes) as gemini:
+        run = run_action(tmp_path, make_repo(tmp_path / "pr", broken=True), github.base_url, "pull_request",
+                         pull_request_event(), inputs={"comment": "false", "check": "false"}, extra_env=gemini.env())
+    assert run.code == 1, run.stderr
+    out = tmp_path / "pr" / "agenteval-results"
+    github.add_run(HEAD_SHA, {"agenteval-results": {p.name: p.read_bytes() for p in out.iterdir()}})
+    github.add_comment(7, "/agenteval accept", login="maintainer")
+    token = github.add_token("ghs_table_accept", token_of(mode_permissions()["accept"]))
+    accepted = run_action(tmp_path, make_repo(tmp_path / "accept"), github.base_url, "issue_comment",
+                          comment_event("/agenteval accept", comment_id=github.all_comments()[-1]["id"]), token=token)
+    assert accepted.code == 0, accepted.stdout + accepted.stderr
+    commit = github.commits[-1]
+    assert commit["branch"] == "feature"
+    assert [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()] == [(commit["sha"], "success")]
+
+
+def documented_grants() -> list[tuple[str, str, dict[str, str], dict[str, Any]]]:
+    """(where, mode, permissions given, the step's inputs) for every job of docs/workflows/ that
+    runs the action, and the README's workflow and its sentence on accept."""
+    found = []
+    for path in WORKFLOWS:
+        workflow = load(path)
+        for name, job in workflow["jobs"].items():
+            for step in (s for s in job["steps"] if is_ours(s)):
+                mode = action_input(step, "mode")
+                mode = MODE_BY_EVENT[events(workflow)[0]] if mode == "auto" else mode
+                given = job.get("permissions", workflow.get("permissions", {}))
+                found.append((f"{path.name} job {name}", mode, given, step.get("with", {})))
+    readme = (ROOT / "README.md").read_text()
+    block = yaml.safe_load(readme.split("## In a workflow\n\n```yaml\n", 1)[1].split("```", 1)[0])
+    found.append(("README's workflow", "run", block["permissions"], {}))
+    sentence = re.search(r"`accept` \(`issue_comment`: needs ([^)]*)\)", readme)
+    assert sentence, "README: the sentence naming accept's permissions moved; keep this test reading it"
+    found.append(("README's accept sentence", "accept", dict(re.findall(r"`([\w-]+): (\w+)`", sentence[1])), {}))
+    return found
+
+
+def test_every_documented_set_of_permissions_grants_what_its_mode_needs():
+    table = mode_permissions()
+    for where, mode, given, inputs in documented_grants():
+        need = dict(table[mode])
+        if str(inputs.get("comment", "true")) == "false":
+            need = {k: v for k, v in need.items() if k not in ("pull-requests", "issues")}
+        if str(inputs.get("check", "true")) == "false":
+            need.pop("checks", None)
+        assert not grants(given, need), f"{where} (mode {mode}) lacks {grants(given, need)} (docs/action.md's table)"
