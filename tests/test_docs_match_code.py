@@ -4,12 +4,18 @@ event table), so the next drift fails CI instead of a user (issue 35)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from agenteval_ci.action.settings import MODE_BY_EVENT, MODES, REFUSED_EVENTS
+from agenteval_ci.core.budgets import BudgetSummary, CaseDelta, SuiteCost
+from agenteval_ci.core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, RubricSummary
+from agenteval_ci.core.judge_change import JudgeChange
+from agenteval_ci.schema.vocabulary import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -63,3 +69,43 @@ def test_action_yml_says_which_events_auto_maps_and_which_it_refuses():
     for event in [*MODE_BY_EVENT, *REFUSED_EVENTS]:
         assert re.search(rf"\b{event}\b", description), f"action.yml's mode input does not name {event}"
     assert all(f"{event} is refused" in description for event in REFUSED_EVENTS)
+
+
+# The files we write: each documented table names exactly the record's fields ---------------
+
+
+def documented_fields(doc: str, heading: str) -> set[str]:
+    return {name for first, *_ in table_rows(section(doc, heading)) for name in ticked(first)}
+
+
+def fields_of(record: type) -> set[str]:
+    if dataclasses.is_dataclass(record):
+        return {f.name for f in dataclasses.fields(record)}
+    return set(record.model_fields)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("heading, record, extra", [
+    ("## Top level", Comparison, {"schema_version"}),
+    ("## A metric", MetricSummary, set()),
+    ("## A case", CaseOutcome, set()),
+    ("## A budget", BudgetSummary, set()),
+    ("## A cost", SuiteCost, set()),
+])
+def test_comparison_format_names_every_field_the_file_has(heading, record, extra):
+    assert documented_fields("docs/comparison-format.md", heading) == fields_of(record) | extra
+
+
+@pytest.mark.parametrize("row, record", [
+    ("rubrics", RubricSummary), ("metrics", CaseMetric), ("judge_changes", JudgeChange), ("drivers", CaseDelta),
+])
+def test_comparison_format_names_the_fields_of_nested_records(row, record):
+    """A row of records (`rubrics`, `drivers`, ...) names each of their fields in its cell."""
+    cells = {ticked(first)[0]: rest[-1] for heading in ("## Top level", "## A metric", "## A case", "## A budget")
+             for first, *rest in table_rows(section("docs/comparison-format.md", heading)) if len(ticked(first)) == 1}
+    assert not fields_of(record) - set(ticked(cells[row])), f"{row} leaves out {sorted(fields_of(record) - set(ticked(cells[row])))}"
+
+
+def test_comparison_format_lists_every_outcome():
+    text = (DOCS / "comparison-format.md").read_text()
+    listed = text.split("\nOutcomes: ", 1)[1].split("(", 1)[0]
+    assert set(ticked(listed)) == {o.value for o in Outcome}
