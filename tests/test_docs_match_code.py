@@ -5,16 +5,35 @@ event table), so the next drift fails CI instead of a user (issue 35)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
+import shutil
+import typing
 from pathlib import Path
 
+import pydantic
 import pytest
 import yaml
 
 from agenteval_ci.action.settings import MODE_BY_EVENT, MODES, REFUSED_EVENTS
+from agenteval_ci.cli import main as cli_main
 from agenteval_ci.core.budgets import BudgetSummary, CaseDelta, SuiteCost
 from agenteval_ci.core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, RubricSummary
 from agenteval_ci.core.judge_change import JudgeChange
+from agenteval_ci.schema.project import ProjectConfig
+from agenteval_ci.schema.results import (
+    AdaptiveInfo,
+    CaseResult,
+    JudgeUsage,
+    MetricResult,
+    MetricRun,
+    RejudgedBaseline,
+    Results,
+    RubricVerdict,
+    RunRecord,
+    RunStats,
+    ShardInfo,
+)
 from agenteval_ci.schema.vocabulary import Outcome
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,10 +51,11 @@ def section(doc: str, heading: str) -> str:
     return text[start:start + end.start()] if end else text[start:]
 
 
-def table_rows(text: str) -> list[list[str]]:
-    """The cells of each row of the first markdown table in `text`, header and rule left out."""
+def table_rows(text: str, index: int = 0) -> list[list[str]]:
+    """The cells of each row of the `index`-th markdown table in `text`, header and rule left out."""
+    starts = [m.start() for m in re.finditer(r"(?:^|\n)\n\|", text)]
     rows = []
-    for line in text[text.index("\n|"):].splitlines()[1:]:
+    for line in text[starts[index]:].lstrip("\n").splitlines():
         if not line.startswith("|"):
             break
         rows.append([cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip())[1:-1]])
@@ -95,17 +115,88 @@ def test_comparison_format_names_every_field_the_file_has(heading, record, extra
     assert documented_fields("docs/comparison-format.md", heading) == fields_of(record) | extra
 
 
-@pytest.mark.parametrize("row, record", [
-    ("rubrics", RubricSummary), ("metrics", CaseMetric), ("judge_changes", JudgeChange), ("drivers", CaseDelta),
+@pytest.mark.parametrize("heading, row, record", [
+    ("## A metric", "rubrics", RubricSummary), ("## A case", "metrics", CaseMetric),
+    ("## Top level", "judge_changes", JudgeChange), ("## A budget", "drivers", CaseDelta),
 ])
-def test_comparison_format_names_the_fields_of_nested_records(row, record):
+def test_comparison_format_names_the_fields_of_nested_records(heading, row, record):
     """A row of records (`rubrics`, `drivers`, ...) names each of their fields in its cell."""
-    cells = {ticked(first)[0]: rest[-1] for heading in ("## Top level", "## A metric", "## A case", "## A budget")
-             for first, *rest in table_rows(section("docs/comparison-format.md", heading)) if len(ticked(first)) == 1}
-    assert not fields_of(record) - set(ticked(cells[row])), f"{row} leaves out {sorted(fields_of(record) - set(ticked(cells[row])))}"
+    missing = fields_of(record) - set(ticked(row_text("docs/comparison-format.md", heading, row)))
+    assert not missing, f"{row} leaves out {sorted(missing)}"
 
 
 def test_comparison_format_lists_every_outcome():
     text = (DOCS / "comparison-format.md").read_text()
     listed = text.split("\nOutcomes: ", 1)[1].split("(", 1)[0]
     assert set(ticked(listed)) == {o.value for o in Outcome}
+
+
+def row_text(doc: str, heading: str, name: str, index: int = 0) -> str:
+    """The cells after the name of the row of field `name` in a section's table."""
+    (row,) = [rest for first, *rest in table_rows(section(doc, heading), index) if ticked(first) == [name]]
+    return " ".join(row)
+
+
+@pytest.mark.parametrize("heading, index, record, extra", [
+    ("## Top level", 0, Results, set()),
+    ("## A case", 0, CaseResult, set()),
+    ("## A metric result", 0, MetricResult, set()),
+    ("## A metric result", 1, MetricRun, set()),
+])
+def test_results_format_names_every_field_the_file_has(heading, index, record, extra):
+    documented = {name for first, *_ in table_rows(section("docs/results-format.md", heading), index) for name in ticked(first)}
+    assert documented == fields_of(record) | extra
+
+
+@pytest.mark.parametrize("heading, index, row, record", [
+    ("## Top level", 0, "stats", RunStats), ("## Top level", 0, "stats", JudgeUsage), ("## Top level", 0, "adaptive", AdaptiveInfo),
+    ("## Top level", 0, "shard", ShardInfo), ("## Top level", 0, "rejudged", RejudgedBaseline), ("## A case", 0, "runs", RunRecord),
+    ("## A metric result", 1, "rubric_scores", RubricVerdict),
+])
+def test_results_format_names_the_fields_of_nested_records(heading, index, row, record):
+    missing = fields_of(record) - set(ticked(row_text("docs/results-format.md", heading, row, index)))
+    assert not missing, f"{row} leaves out {sorted(missing)}"
+
+
+def config_keys(model: type = ProjectConfig, prefix: str = "") -> set[str]:
+    """Every key path of agenteval.yaml (`judge.backoff_max_seconds`, `suites.num_runs`)."""
+    keys = set()
+    for name, info in model.model_fields.items():  # type: ignore[attr-defined]
+        keys.add(prefix + name)
+        for inner in typing.get_args(info.annotation) or (info.annotation,):
+            if isinstance(inner, type) and issubclass(inner, pydantic.BaseModel):
+                keys |= config_keys(inner, f"{prefix}{name}.")
+    return keys
+
+
+def test_every_key_the_docs_place_in_agenteval_yaml_is_one():
+    keys = config_keys()
+    last_parts = {key.rsplit(".", 1)[-1] for key in keys}
+    pattern = re.compile(r"`([a-z_.]+):?(?: [^`]*)?` (?:in|of|from) agenteval\.yaml")
+    for doc in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        for name in pattern.findall(doc.read_text()):
+            assert name in keys or ("." not in name and name in last_parts), f"{doc.name}: `{name}` is no key of agenteval.yaml"
+
+
+def null_parents(data: object, parent: str = "$") -> set[str]:
+    """The keys whose objects hold a `null` value, anywhere in a JSON document."""
+    found = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            found |= {parent} if value is None else null_parents(value, key)
+    elif isinstance(data, list):
+        for item in data:
+            found |= null_parents(item, parent)
+    return found
+
+
+def test_results_format_says_where_a_results_file_keeps_nulls(tmp_path):
+    project = shutil.copytree(ROOT / "examples" / "home_automation", tmp_path / "project",
+                              ignore=shutil.ignore_patterns("__pycache__", "baseline*"))
+    out = tmp_path / "results.json"
+    assert cli_main(["run", "--config", str(project / "agenteval.yaml"), "--json", str(out), "--no-gate", "-q"]) == 0
+    text = (DOCS / "results-format.md").read_text()
+    (sentence,) = re.findall(r"Keys (?:of our records )?whose value is `null`\s+are left out[^.]*\.", text)
+    holders = null_parents(json.loads(out.read_text()))
+    assert holders, "a run of the example reports some figure as not reported"
+    assert holders <= set(ticked(sentence)), f"results-format.md does not say that {sorted(holders - set(ticked(sentence)))} keep nulls"
