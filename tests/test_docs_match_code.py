@@ -8,8 +8,10 @@ import dataclasses
 import json
 import re
 import shutil
+import tomllib
 import typing
 from pathlib import Path
+from typing import Any
 
 import pydantic
 import pytest
@@ -20,7 +22,7 @@ from agenteval_ci.cli import main as cli_main
 from agenteval_ci.core.budgets import BudgetSummary, CaseDelta, SuiteCost
 from agenteval_ci.core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, RubricSummary
 from agenteval_ci.core.judge_change import JudgeChange
-from agenteval_ci.schema.project import ProjectConfig
+from agenteval_ci.schema.project import AdaptiveRuns, ProjectConfig
 from agenteval_ci.schema.results import (
     AdaptiveInfo,
     CaseResult,
@@ -35,6 +37,7 @@ from agenteval_ci.schema.results import (
     ShardInfo,
 )
 from agenteval_ci.schema.vocabulary import Outcome
+from tests.agents.remote.helpers import free_port, python_command, weather_case, write_project
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -200,3 +203,69 @@ def test_results_format_says_where_a_results_file_keeps_nulls(tmp_path):
     holders = null_parents(json.loads(out.read_text()))
     assert holders, "a run of the example reports some figure as not reported"
     assert holders <= set(ticked(sentence)), f"results-format.md does not say that {sorted(holders - set(ticked(sentence)))} keep nulls"
+
+
+# agenteval.yaml: the full example is the schema, with its defaults -----------------------------
+
+
+def full_example() -> tuple[dict[str, Any], set[str]]:
+    """config.md's "Everything, with defaults", and the keys it shows commented out (they apply
+    to `num_runs: auto` only), read as if they were not."""
+    block = section("docs/config.md", "## Everything, with defaults").split("```yaml\n", 1)[1].split("```", 1)[0]
+    commented = set(re.findall(r"^ {0,4}# (\w+):", block, re.M))
+    return yaml.safe_load(re.sub(r"^( {0,4})# (\w+:)", r"\1\2", block, flags=re.M)), commented
+
+
+def key_tree(data: Any) -> Any:
+    """The keys of nested mappings (a list: its first item's), without the values."""
+    if isinstance(data, dict):
+        return {key: key_tree(value) for key, value in data.items()}
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        return [key_tree(data[0])]
+    return None
+
+
+def test_configs_full_example_shows_every_key_of_agenteval_yaml():
+    example, _ = full_example()
+    schema = ProjectConfig.model_validate({"suites": [{"agent": "my_agent", "eval_sets": ["x"]}]}).model_dump()
+    assert key_tree(example) == key_tree(schema)
+
+
+def test_configs_full_example_gives_the_defaults_and_loads():
+    example, commented = full_example()
+    suite = example["suites"][0]
+    shown = {**example, "suites": [{k: v for k, v in suite.items() if k not in commented}]}
+    defaults = {"suites": [{"agent": suite["agent"], "eval_sets": suite["eval_sets"]}]}
+    assert ProjectConfig.model_validate(shown).model_dump() == ProjectConfig.model_validate(defaults).model_dump()
+    assert commented == {f.name for f in dataclasses.fields(AdaptiveRuns)}  # num_runs: auto's, at their defaults
+    assert AdaptiveRuns(**{name: suite[name] for name in commented}) == AdaptiveRuns()
+
+
+# The README's promises ------------------------------------------------------------------------
+
+
+def test_the_readmes_google_adk_range_is_the_one_pip_installs_and_ci_tests():
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["adk"]
+    (requirement,) = [r for r in extra if r.startswith("google-adk")]
+    line = next(line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("pip install 'agenteval-ci[adk]'"))
+    assert requirement.replace(" ", "") in line.replace(" ", "")
+    ci = yaml.safe_load((ROOT / ".github" / "workflows" / "ci.yml").read_text())
+    for version in ci["jobs"]["adk-versions"]["strategy"]["matrix"]["google-adk"]:
+        assert version in line, f"README's install line does not name google-adk {version}, which CI tests"
+
+
+def test_the_agent_log_holds_one_runs_output_as_agents_md_says(tmp_path):
+    """A started agent's output goes to .agenteval/agent.log, which each run empties first (it
+    was documented as appended to)."""
+    port = free_port()
+    agent = {"kind": "http", "url": f"http://127.0.0.1:{port}/turn", "start": python_command("json_agent.py"), "ready_timeout_seconds": 20}
+    config = write_project(tmp_path, agent, [weather_case("rome", ["Rome"])])
+    log = tmp_path / ".agenteval" / "agent.log"
+    assert cli_main(["run", "--config", str(config), "--json", str(tmp_path / "r.json"), "-q"]) == 0
+    with log.open("a") as file:
+        file.write("a line an earlier run left\n")
+    assert cli_main(["run", "--config", str(config), "--json", str(tmp_path / "r.json"), "-q"]) == 0
+    text = log.read_text()
+    assert "a line an earlier run left" not in text and text.count("listening on") == 1
+    started = " ".join(section("docs/agents.md", "### Starting the agent").split())
+    assert "each run empties the file when it starts" in started and "appended" not in started
