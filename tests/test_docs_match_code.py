@@ -4,6 +4,7 @@ event table), so the next drift fails CI instead of a user (issue 35)."""
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import re
@@ -19,9 +20,12 @@ import yaml
 
 from agenteval_ci.action.settings import MODE_BY_EVENT, MODES, REFUSED_EVENTS
 from agenteval_ci.cli import main as cli_main
+from agenteval_ci.cli.arguments import COMMANDS, build_parser
 from agenteval_ci.core.budgets import BudgetSummary, CaseDelta, SuiteCost
 from agenteval_ci.core.gate import CaseMetric, CaseOutcome, Comparison, MetricSummary, RubricSummary
 from agenteval_ci.core.judge_change import JudgeChange
+from agenteval_ci.core.metrics.registry import REGISTRY
+from agenteval_ci.schema.judge import JudgeFingerprint
 from agenteval_ci.schema.project import AdaptiveRuns, ProjectConfig
 from agenteval_ci.schema.results import (
     AdaptiveInfo,
@@ -269,3 +273,62 @@ def test_the_agent_log_holds_one_runs_output_as_agents_md_says(tmp_path):
     assert "a line an earlier run left" not in text and text.count("listening on") == 1
     started = " ".join(section("docs/agents.md", "### Starting the agent").split())
     assert "each run empties the file when it starts" in started and "appended" not in started
+
+
+def test_the_inputs_table_is_action_ymls_inputs_with_their_defaults():
+    rows = table_rows(section("docs/action.md", "## Inputs"))
+    documented = {name: default for names, default, _ in rows for name in ticked(names)}
+    assert set(documented) == set(ACTION["inputs"])
+    for name, default in documented.items():
+        if len(ticked(default)) == 1 and default == f"`{ticked(default)[0]}`":  # a value, not words
+            assert ticked(default)[0] == str(ACTION["inputs"][name]["default"]), name
+
+
+def test_the_outputs_paragraph_names_action_ymls_outputs():
+    paragraph = section("docs/action.md", "## Outputs").split("The step's exit code", 1)[0]
+    assert set(ticked(paragraph)) - {"passed", "failed"} == set(ACTION["outputs"])
+
+
+# The command line: every flag the docs' tables and synopses show is one the parser takes --------
+
+
+def options_of(command: str) -> set[str]:
+    parser = build_parser([command])
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return set(commands.choices[command]._option_string_actions)
+
+
+def documented_commands() -> list[tuple[str, str, str]]:
+    """(where, command, its usage) for each row of the README's command table and each line of
+    config.md's command-line synopsis."""
+    usages = [ticked(first)[0] for first, _ in table_rows(section("README.md", "## Commands"))]
+    found = [("README's commands table", usage.split()[1], usage) for usage in usages]
+    synopsis = section("docs/config.md", "## Command line").split("```\n", 1)[1].split("```", 1)[0]
+    command = ""
+    for line in synopsis.splitlines():
+        command = line.split()[1] if line.startswith("agenteval ") else command
+        found.append(("config.md's command line", command, line))
+    return found
+
+
+def test_every_command_is_in_the_readmes_table():
+    assert {command for where, command, _ in documented_commands() if where.startswith("README")} == set(COMMANDS)
+
+
+def test_every_flag_the_docs_show_is_one_the_command_takes():
+    for where, command, usage in documented_commands():
+        flags = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", usage))
+        unknown = flags - options_of(command)
+        assert not unknown, f"{where}: `agenteval {command}` takes no {sorted(unknown)}"
+
+
+def test_judge_md_names_every_field_of_the_judges_fingerprint():
+    assert documented_fields("docs/judge.md", "## The judge's fingerprint") == fields_of(JudgeFingerprint)
+
+
+def test_every_metric_metrics_md_tables_name_is_a_metric():
+    text = (DOCS / "metrics.md").read_text()
+    named = set()
+    for start in (m.start() for m in re.finditer(r"\n\n\| metric", text)):
+        named |= {name for first, *_ in table_rows(text[start:]) for name in ticked(first)}
+    assert named and not named - set(REGISTRY), sorted(named - set(REGISTRY))

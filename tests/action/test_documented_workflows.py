@@ -193,6 +193,7 @@ def test_a_pr_run_with_the_tables_permissions_posts_its_comment_and_check(tmp_pa
     run = run_action(tmp_path, make_repo(tmp_path / "repo"), github.base_url, "pull_request", pull_request_event(), token=token)
     assert run.code == 0, run.stderr
     assert len(github.all_comments()) == 1 and [c["head_sha"] for c in github.check_runs.values()] == [HEAD_SHA]
+    assert set(run.outputs) == set(yaml.safe_load((ROOT / "action.yml").read_text())["outputs"])  # every output it declares
 
 
 def test_an_accept_with_the_tables_permissions_commits_and_checks_the_new_commit(tmp_path, github, good_baseline):
