@@ -107,7 +107,7 @@ class WorkflowRunEvent(Event):
 
 
 MODEL_BY_EVENT: dict[str, type[Event]] = {
-    "pull_request": PullRequestEvent, "pull_request_target": PullRequestEvent,
+    "pull_request": PullRequestEvent,
     "issue_comment": IssueCommentEvent, "workflow_run": WorkflowRunEvent,
 }
 

@@ -18,8 +18,18 @@ from .workflow import input_flag, input_value
 
 MODES = ("auto", "run", "publish", "accept", "merge")
 MODE_BY_EVENT = {
-    "pull_request": "run", "pull_request_target": "run", "push": "run", "workflow_dispatch": "run",
-    "schedule": "run", "merge_group": "run", "workflow_run": "publish", "issue_comment": "accept",
+    "pull_request": "run", "push": "run", "workflow_dispatch": "run", "schedule": "run",
+    "merge_group": "run", "workflow_run": "publish", "issue_comment": "accept",
+}
+# Events refused whatever the mode: a gate is judged by its worst day, and a warning in a log
+# nobody reads does not take back a secret.
+REFUSED_EVENTS = {
+    "pull_request_target": (
+        "the action does not run on pull_request_target: that event runs with a write token and the "
+        "repository's secrets, so evaluating the PR's head there runs untrusted code with them, and "
+        "evaluating the checked-out base would post the base's verdict on the PR. For fork PRs use the "
+        "two workflows of docs/workflows/fork-safe-evaluate.yml and fork-safe-publish.yml (docs/action.md, \"Fork PRs\")"
+    ),
 }
 
 
@@ -64,6 +74,8 @@ class ActionSettings:
 
 
 def resolve_mode(mode: str, event_name: str) -> str:
+    if event_name in REFUSED_EVENTS:
+        raise UsageError(REFUSED_EVENTS[event_name])
     if mode != "auto":
         return mode
     if event_name not in MODE_BY_EVENT:
@@ -80,6 +92,7 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         raise UsageError(f"input 'fail-on' must be one of {', '.join(FailOn)}, not {fail_on!r}")
     workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
     event_name = env.get("GITHUB_EVENT_NAME", "")
+    mode = resolve_mode(mode, event_name)  # before the payload is read: a refused event reads nothing
     suite = input_value(env, "suite")
     return ActionSettings(
         token=input_value(env, "github-token") or env.get("GITHUB_TOKEN", ""),
@@ -92,7 +105,7 @@ def settings_from_env(env: Mapping[str, str] = os.environ) -> ActionSettings:
         run_id=env.get("GITHUB_RUN_ID", ""),
         workspace=workspace,
         config=input_value(env, "config", DEFAULT_PROJECT_FILE),
-        mode=resolve_mode(mode, event_name),
+        mode=mode,
         suite=suite,
         shard=input_value(env, "shard"),
         fail_on=FailOn(fail_on) if fail_on else None,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
+
 from tests.fakes.github import read_only_token, write_token
 
 from .harness import BASE_SHA, BASELINE, HEAD_SHA, make_repo, pull_request_event, run_action
@@ -151,3 +153,19 @@ def test_no_judge_key_on_a_fork_like_run_is_lost_coverage_not_a_pass(tmp_path, g
     assert run.code == 1, run.stderr
     assert run.outputs["verdict"] == "failed"
     assert "lost coverage" in run.summary and "no judge credentials" in run.summary
+
+
+@pytest.mark.parametrize("mode", ["auto", "run", "merge"])
+def test_pull_request_target_is_refused_before_the_prs_code_runs(tmp_path, github, good_baseline, mode):
+    """pull_request_target gives the job a write token and the secrets: running the PR's head
+    there hands them to untrusted code (issue 35). Refused whatever the mode, nothing posted."""
+    open_pull(github, good_baseline)
+    repo = make_repo(tmp_path / "repo")
+    (repo / "agent.py").write_text("raise SystemExit('the PR head ran under pull_request_target')\n")
+    (repo / "stolen").unlink(missing_ok=True)
+    run = run_action(tmp_path, repo, github.base_url, "pull_request_target", pull_request_event(),
+                     inputs={"mode": mode, "install": "touch stolen"})
+    assert run.code == 2, run.stdout + run.stderr
+    assert "does not run on pull_request_target" in run.stderr and "fork-safe-evaluate.yml" in run.stderr
+    assert "Traceback" not in run.stderr and not (repo / "stolen").exists()
+    assert github.all_comments() == [] and github.check_runs == {} and github.statuses == []

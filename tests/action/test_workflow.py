@@ -65,3 +65,14 @@ def test_untrusted_text_cannot_issue_workflow_commands():
     first, text, last = stream.getvalue().splitlines()
     token = first.removeprefix("::stop-commands::")
     assert len(token) == 32 and text == "::set-output name=verdict::passed" and last == f"::{token}::"
+
+
+@pytest.mark.parametrize("mode", ["auto", "run", "merge", "publish", "accept"])
+def test_pull_request_target_is_refused_in_every_mode_before_its_payload_is_read(tmp_path, mode):
+    event = tmp_path / "event.json"
+    event.write_text("[not the payload]")
+    env = {"GITHUB_EVENT_NAME": "pull_request_target", "GITHUB_EVENT_PATH": str(event), "GITHUB_WORKSPACE": str(tmp_path),
+           "INPUT_MODE": mode}
+    with pytest.raises(UsageError, match="does not run on pull_request_target: .* write token") as refused:
+        settings_from_env(env)
+    assert refused.value.exit_code == 2
