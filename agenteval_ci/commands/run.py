@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
+from ..agents.adk import override_features
 from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.baseline import load_baseline
 from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
@@ -53,6 +54,8 @@ class RunSettings:
     progress_bar: bool = False
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
     verbosity: Verbosity = Verbosity()  # -q, --log-level: also the agent's log on the terminal
+    adk_features: Mapping[str, bool] = field(default_factory=dict)  # adk eval's --enable_features/--disable_features
+    eval_storage_uri: str | None = None  # adk eval's --eval_storage_uri: refused, with what to do instead
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class Ran(Done):
 def run(settings: RunSettings) -> Ran:
     if settings.new_baseline and settings.num_runs is not None:
         raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
+    if settings.eval_storage_uri is not None:
+        raise UsageError(eval_storage_refusal(settings.eval_storage_uri))
     if settings.adk_args:
         return _run_adk_form(settings)
     if settings.config_file_path:
@@ -130,6 +135,7 @@ def _run(
     Each case goes to the results file as it is scored; what comes back are their digests.
     `finish`: what completes the fields written after the cases, once every case is scored."""
     quiet = settings.output.quiet
+    print_warnings(override_features(settings.adk_features))  # before the agents are imported, as adk eval does
     logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
     header = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
                         environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline, emit=saved.add)
@@ -144,6 +150,16 @@ def _run(
     if finish is not None:
         header = finish(header)
     return saved.close(header, found)
+
+
+def eval_storage_refusal(uri: str) -> str:
+    """Why adk eval's --eval_storage_uri is refused: adk eval then reads eval sets named by id from
+    a Cloud Storage bucket and writes its results there; we read files and write the results file."""
+    if not uri.startswith("gs://"):
+        return f"--eval_storage_uri {uri!r}: adk eval supports only gs://<bucket> there, and agenteval reads local files"
+    return (f"--eval_storage_uri {uri!r}: agenteval does not read eval sets from Google Cloud Storage nor write results there; "
+            f"copy the eval sets to local files first (gcloud storage cp -r {uri.rstrip('/')}/... .), name the files, "
+            "and keep the results file (--json) as an artifact")
 
 
 def missing_evidence(results: ScoredResults) -> str:
