@@ -26,6 +26,7 @@ from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.project import EvalSetToRun, Project, Suite, load_project, select_cases
+from ..runner.preflight import rounds_baseline
 from ..runner.rejudge import metrics_by_eval_set, with_rejudged
 from ..runner.suites import NO_KEY_HINT, run_suites
 from ..schema import Results, ShardInfo, Status
@@ -180,10 +181,7 @@ def explain_failed_runs(results: ScoredResults) -> None:
 def _adaptive_baseline(suites: list[Suite], project: Project, settings: RunSettings) -> Baseline | None:
     """`num_runs: auto` decides what to re-run against the baseline, even under --no-gate (the
     verdict is recomputed from the runs against whichever baseline compare is given)."""
-    if not any(s.adaptive for s in suites):
-        return None
-    target = project.settings.baseline_target(settings.baseline)
-    return load_baseline(target.path, required=target.required)
+    return rounds_baseline(suites, project.settings.baseline_target(settings.baseline))
 
 
 def _rejudge_changed(header: Results, cases: Sequence[CaseDigest], suites: list[Suite], judge: JudgeSettings, project: Project,

@@ -28,7 +28,7 @@ from ..files.eval_configs import config_rule_problems, load_eval_config
 from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set
 from ..files.project import EvalSetToRun
 from ..files.readers import printable, read_json
-from ..runner.preflight import config_problems, refusals
+from ..runner.preflight import config_problems, refusals, suites_problems
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ._common import Done, Verbosity, applies_verbosity, files_in, print_warnings, say
 from .convert import read_session
@@ -90,6 +90,7 @@ def _check_project(path: Path, environ: Mapping[str, str]) -> str:
             problem = f"cannot look for it: {exc}"
         if problem:
             problems.append(Problem(project.path, at, problem))
+    problems += suites_problems(project.suites, project.settings.baseline_target(None), environ, project.path)
     if problems or refused:
         raise InputError([*problems, *refused])
     return f"project, {len(project.suites)} suite(s), {len(eval_sets)} eval set file(s), {cases} case(s)"

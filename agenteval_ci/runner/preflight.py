@@ -1,18 +1,24 @@
 """What `run` refuses before any agent starts, found without starting one: `run` raises these as
 it plans the cases (runner/suites.py) and `validate` reports them, so a pre-commit hook that
 passes is a CI run that starts. A new refusal is one more function in CONFIG_CHECKS (of an eval
-config, whoever uses it) or CASE_CHECKS (of one case under the config its eval set uses).
+config, whoever uses it) or CASE_CHECKS (of one case under the config its eval set uses); what
+`run` reads for the suites before the cases (their agents' .env, num_runs: auto's baseline) is
+read here by the functions `run` reads it with.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
+from ..agents import agent_folder
+from ..core.baseline import load_baseline
 from ..core.simulation import missing_placeholders
-from ..errors import Problem
+from ..errors import InputError, Problem, UsageError
+from ..files.dotenv import load_agent_dotenv
 from ..files.eval_configs import LoadedEvalConfig
-from ..files.project import EvalSetToRun
+from ..files.project import BaselineTarget, EvalSetToRun, Suite
 from ..schema import EvalCase
+from ..schema.baseline import Baseline
 from ..schema.eval_config import UserSimulatorConfig
 
 ConfigCheck = Callable[[LoadedEvalConfig], list[Problem]]
@@ -77,3 +83,30 @@ def refusals(eval_sets: Iterable[EvalSetToRun]) -> tuple[list[Problem], int]:
     problems: list[Problem] = []
     cases = sum(1 for _ in checked_cases(eval_sets, problems))
     return problems, cases
+
+
+def rounds_baseline(suites: Sequence[Suite], target: BaselineTarget) -> Baseline | None:
+    """The baseline `num_runs: auto`'s rounds weigh the runs against, read before any agent starts:
+    None when no suite has num_runs: auto or there is none yet; one named but missing, or one that
+    does not read, is refused."""
+    if not any(suite.adaptive for suite in suites):
+        return None
+    return load_baseline(target.path, required=target.required)
+
+
+def suites_problems(suites: Sequence[Suite], target: BaselineTarget, environ: Mapping[str, str], named_in: str) -> list[Problem]:
+    """What `run` refuses the suites for as it reads what they need before their cases: an
+    agent's .env that does not read (read into a copy of `environ`), num_runs: auto's baseline.
+    `named_in`: the project file, where a missing baseline is named."""
+    problems = []
+    try:
+        load_agent_dotenv((agent_folder(suite.agent, suite.base_dir) for suite in suites), dict(environ))
+    except InputError as exc:
+        problems += exc.problems
+    try:
+        rounds_baseline(suites, target)
+    except InputError as exc:
+        problems += exc.problems
+    except UsageError as exc:
+        problems.append(Problem(named_in, "$.baseline", str(exc)))
+    return problems
