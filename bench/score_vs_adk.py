@@ -99,7 +99,7 @@ def our_metrics_only(eval_set_path: str, actual_path: str) -> float:
     from agenteval_ci.files.eval_sets import load_eval_set
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases
-    actual = load_actuals(actual_path)
+    actual = {ref.eval_id: runs for ref, runs in load_actuals(actual_path).items()}  # one eval set's outputs
     metrics = [m for m in load_eval_config(adk_eval_config([eval_set_path])).metrics if m.name in METRICS]
     start = time.perf_counter()
     for case in cases:
@@ -120,7 +120,7 @@ def alignment_cost(eval_set_path: str, actual_path: str) -> dict[str, float]:
     from agenteval_ci.schema import ToolArgsCriterion
 
     cases = load_eval_set(eval_set_path).eval_set.eval_cases
-    actual = load_actuals(actual_path)
+    actual = {ref.eval_id: runs for ref, runs in load_actuals(actual_path).items()}  # one eval set's outputs
     criterion = ToolArgsCriterion(threshold=1.0)
     seconds = {}
     for name in ALIGNMENT_METRICS:

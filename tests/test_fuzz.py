@@ -52,7 +52,7 @@ def test_lone_surrogates_are_refused_at_the_edge(tmp_path, offline, capsys):
     data = json.loads(eval_set.read_text())
     data["eval_cases"][0]["eval_id"] = "c\ud800"
     eval_set.write_text(json.dumps(data))
-    assert main(["validate", str(eval_set)]) == 1
+    assert main(["validate", str(eval_set)]) == 2
     assert main(["score", str(eval_set), "--actual", str(eval_set), "--no-judge-cache"]) == 2
     out, err = capsys.readouterr()
     assert "$.eval_cases[0].eval_id" in out + err and "Traceback" not in out + err

@@ -62,7 +62,7 @@ def test_suite_maxima(tmp_path, key, value):
 def test_num_samples_maximum(tmp_path, capsys):
     config = tmp_path / "test_config.json"
     config.write_text(json.dumps({"criteria": {"final_response_match_v2": {"threshold": 0.5, "judge_model_options": {"num_samples": 10**9}}}}))
-    assert main(["validate", str(config)]) == 1
+    assert main(["validate", str(config)]) == 2
     assert "judge_model_options.num_samples" in capsys.readouterr().out
 
 

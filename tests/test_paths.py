@@ -154,7 +154,7 @@ def test_unreadable_files_and_folders_are_exit_2_for_a_user_permissions_apply_to
         os.system(f"chmod -R a+rwX {project}")
         (project / "evals" / "basic" / "home.evalset.json").chmod(0)
         done = agenteval(["validate", "evals"], project)
-        assert done.returncode == 1, done.stderr
+        assert done.returncode == 2, done.stderr
         assert "evals/basic/home.evalset.json: cannot read the file: permission denied" in done.stdout
         (project / "evals" / "basic" / "home.evalset.json").chmod(0o644)
         (project / "evals" / "in_order").chmod(0)  # a glob must not pass its cases by in silence

@@ -45,4 +45,4 @@ def test_the_entry_validates_the_examples_files_and_fails_on_a_broken_one(tmp_pa
     broken = tmp_path / "x.evalset.json"
     broken.write_text('{"eval_cases": []}')
     failed = subprocess.run([*command, str(broken)], capture_output=True, text=True, timeout=60)
-    assert failed.returncode == 1 and "$.eval_set_id" in failed.stdout
+    assert failed.returncode == 2 and "$.eval_set_id" in failed.stdout

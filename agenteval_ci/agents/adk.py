@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Optional
 
@@ -224,3 +225,23 @@ def load_adk_agent(spec: str, base_dir: Path) -> AdkAgent:
     if not _exposes_agent(module):
         raise describe_import_error(spec, ValueError("the agent module exposes none of `app`, `root_agent` or `get_agent_async()`"))
     return AdkAgent(module)
+
+
+def override_features(features: Mapping[str, bool]) -> list[str]:
+    """adk eval's --enable_features/--disable_features: google-adk's feature switches set in this
+    process, as adk eval sets them, before the agent is imported; an unknown name is a warning there
+    too (returned, with the valid names)."""
+    if not features:
+        return []
+    try:
+        from google.adk.features import FeatureName, override_feature_enabled
+    except ImportError as exc:
+        raise DependencyError(f"--enable_features/--disable_features switch google-adk's features: {INSTALL_HINT} ({exc})") from None
+    known = {feature.value: feature for feature in FeatureName}
+    unknown = [name for name in features if name not in known]
+    for name, enabled in features.items():
+        if name in known:
+            override_feature_enabled(known[name], enabled)
+    if not unknown:
+        return []
+    return [f"unknown google-adk feature name(s) {', '.join(map(repr, unknown))}, ignored as adk eval ignores them; valid names: {', '.join(known)}"]

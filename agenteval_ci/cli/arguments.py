@@ -63,7 +63,7 @@ def add_verbosity_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="say only what matters: the verdict and the cases that changed, problems, next steps "
                              "(no tables, progress or one line per file); the log from ERROR")
-    parser.add_argument("--log-level", type=str.upper, choices=LEVELS, metavar="LEVEL",
+    parser.add_argument("--log-level", "--log_level", dest="log_level", type=str.upper, choices=LEVELS, metavar="LEVEL",
                         help=f"print what is logged from this level ({', '.join(LEVELS)}; default WARNING, ERROR with -q): "
                              f"agenteval's notes are INFO; for `run` and `init`, also the agent's own log (its quieter "
                              f"records go to {LOG_FILE.as_posix()})")
@@ -191,6 +191,27 @@ def run_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--num-runs", "--num_runs", dest="num_runs", type=int, metavar="N",
                         help=f"run every case N times, overriding each suite's num_runs (1-{MAX_NUM_RUNS})")
+    add_adk_eval_flags(parser)
+
+
+def add_adk_eval_flags(parser: argparse.ArgumentParser) -> None:
+    """The rest of `adk eval`'s own flags (google-adk 2.13), so its command line runs as it is."""
+    for switch, what in (("enable", "turn on"), ("disable", "turn off")):
+        parser.add_argument(
+            f"--{switch}_features", f"--{switch}-features", dest=f"{switch}_features", action="append", metavar="NAMES",
+            help=f"as adk eval: google-adk features to {what} (comma-separated, repeatable) for the agents run in this process",
+        )
+    parser.add_argument("--eval_storage_uri", "--eval-storage-uri", metavar="gs://BUCKET",
+                        help="adk eval's eval sets and results in Cloud Storage: refused with what to do instead (agenteval reads local files)")
+
+
+def adk_features(enable: list[str] | None, disable: list[str] | None) -> dict[str, bool]:
+    """adk eval's reading of its feature flags: comma-separated names, a disable over an enable."""
+    features = {}
+    for given, enabled in ((enable, True), (disable, False)):
+        for names in given or ():
+            features.update({name.strip(): enabled for name in names.split(",") if name.strip()})
+    return features
 
 
 def run(args: argparse.Namespace) -> Done:
@@ -203,6 +224,7 @@ def run(args: argparse.Namespace) -> Done:
         cases=_tuple(args.case), num_runs=args.num_runs, baseline=args.baseline, gate=_gate_overrides(args),
         compare=not args.no_gate, new_baseline=args.new_baseline, md=args.md, output=_output(args, quiet=args.quiet), verbosity=_verbosity(args),
         progress_bar=wants_bar(sys.stderr, os.environ), environ=os.environ,
+        adk_features=adk_features(args.enable_features, args.disable_features), eval_storage_uri=args.eval_storage_uri,
     )
     return run(settings)
 

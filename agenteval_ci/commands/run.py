@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..agents import CALLABLE_SPEC as _CALLABLE
+from ..agents.adk import override_features
 from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.baseline import load_baseline
 from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
@@ -25,6 +26,7 @@ from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set
 from ..files.project import EvalSetToRun, Project, Suite, load_project, select_cases
+from ..runner.preflight import rounds_baseline
 from ..runner.rejudge import metrics_by_eval_set, with_rejudged
 from ..runner.suites import NO_KEY_HINT, run_suites
 from ..schema import Results, ShardInfo, Status
@@ -53,6 +55,8 @@ class RunSettings:
     progress_bar: bool = False
     environ: Mapping[str, str] = field(default_factory=dict, repr=False)  # the judge's endpoint and credentials
     verbosity: Verbosity = Verbosity()  # -q, --log-level: also the agent's log on the terminal
+    adk_features: Mapping[str, bool] = field(default_factory=dict)  # adk eval's --enable_features/--disable_features
+    eval_storage_uri: str | None = None  # adk eval's --eval_storage_uri: refused, with what to do instead
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,8 @@ class Ran(Done):
 def run(settings: RunSettings) -> Ran:
     if settings.new_baseline and settings.num_runs is not None:
         raise UsageError("--new-baseline chooses how often each case runs (docs/baseline.md); drop --num-runs")
+    if settings.eval_storage_uri is not None:
+        raise UsageError(eval_storage_refusal(settings.eval_storage_uri))
     if settings.adk_args:
         return _run_adk_form(settings)
     if settings.config_file_path:
@@ -130,6 +136,7 @@ def _run(
     Each case goes to the results file as it is scored; what comes back are their digests.
     `finish`: what completes the fields written after the cases, once every case is scored."""
     quiet = settings.output.quiet
+    print_warnings(override_features(settings.adk_features))  # before the agents are imported, as adk eval does
     logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
     header = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
                         environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline, emit=saved.add)
@@ -144,6 +151,16 @@ def _run(
     if finish is not None:
         header = finish(header)
     return saved.close(header, found)
+
+
+def eval_storage_refusal(uri: str) -> str:
+    """Why adk eval's --eval_storage_uri is refused: adk eval then reads eval sets named by id from
+    a Cloud Storage bucket and writes its results there; we read files and write the results file."""
+    if not uri.startswith("gs://"):
+        return f"--eval_storage_uri {uri!r}: adk eval supports only gs://<bucket> there, and agenteval reads local files"
+    return (f"--eval_storage_uri {uri!r}: agenteval does not read eval sets from Google Cloud Storage nor write results there; "
+            f"copy the eval sets to local files first (gcloud storage cp -r {uri.rstrip('/')}/... .), name the files, "
+            "and keep the results file (--json) as an artifact")
 
 
 def missing_evidence(results: ScoredResults) -> str:
@@ -164,10 +181,7 @@ def explain_failed_runs(results: ScoredResults) -> None:
 def _adaptive_baseline(suites: list[Suite], project: Project, settings: RunSettings) -> Baseline | None:
     """`num_runs: auto` decides what to re-run against the baseline, even under --no-gate (the
     verdict is recomputed from the runs against whichever baseline compare is given)."""
-    if not any(s.adaptive for s in suites):
-        return None
-    target = project.settings.baseline_target(settings.baseline)
-    return load_baseline(target.path, required=target.required)
+    return rounds_baseline(suites, project.settings.baseline_target(settings.baseline))
 
 
 def _rejudge_changed(header: Results, cases: Sequence[CaseDigest], suites: list[Suite], judge: JudgeSettings, project: Project,

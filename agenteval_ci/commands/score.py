@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..agents.recorded import RecordedRuns, open_actuals
+from ..agents.recorded import KeyMatch, RecordedRuns, open_actuals
 from ..core.digest import ScoredResults
 from ..core.metrics import ConfiguredMetric
 from ..core.prices import priced
@@ -20,7 +20,7 @@ from ..files.results import new_results
 from ..report.table import Table
 from ..schema import CaseResult, RunRecord, RunStats, ToolArgsCriterion
 from ..schema.settings import JudgeSettings
-from ._common import Done, Output, Verbosity, applies_verbosity, collector_paused, print_warnings, saved_results
+from ._common import Done, Output, Verbosity, applies_verbosity, collector_paused, note, print_warnings, saved_results
 
 if TYPE_CHECKING:
     from ..judge import Judge
@@ -69,7 +69,8 @@ def _score(settings: ScoreSettings) -> Scored:
         rule_problems = config_rule_problems(config, eval_set.cases())  # a pass of its own, before any scoring
         if rule_problems:
             raise InputError(rule_problems)
-    actuals = [open_actuals(path, lambda: list(eval_set.cases())) for path in settings.actual]
+    match = KeyMatch(None if eval_set.made_up_id else eval_set.eval_set_id, settings.suite)
+    actuals = [open_actuals(path, match, lambda: list(eval_set.cases())) for path in settings.actual]
     judge = _judge_for(config.metrics, settings)
     recorded = Recorded(actuals)
     table = Table(settings.output.style, settings.output.detailed) if _shows_table(settings.output) else None
@@ -103,7 +104,8 @@ def _shows_table(output: Output) -> bool:
 class Recorded:
     """The runs of every ACTUAL file, asked for a case at a time: each file is one run (or
     several, for a results file); every case must be in every file, which `check` says once the
-    cases have all been asked for (nothing is written then: the results file is never renamed)."""
+    cases have all been asked for (nothing is written then: the results file is never renamed).
+    A file's cases of other eval sets are passed by, with a note."""
 
     def __init__(self, files: list[RecordedRuns]) -> None:
         self.files = files
@@ -129,9 +131,14 @@ class Recorded:
         problems = []
         for file in self.files:
             unknown = file.unknown()
+            others = file.other_eval_sets()
+            held = ", ".join(f"{eval_set_id!r} ({count} case(s))" for eval_set_id, count in sorted(others.items()))
+            if others:
+                note(f"{file.name}: cases of other eval sets passed by: {held}")
             if unknown:
                 problems.append(Problem(file.name, "$", f"eval_id(s) not in the eval set: {', '.join(unknown)}"))
             if self.missing[file.name]:
-                problems.append(Problem(file.name, "$", f"no recorded output for eval_id(s): {', '.join(self.missing[file.name])}"))
+                beside = f" (it holds other eval sets' cases: {held})" if others else ""
+                problems.append(Problem(file.name, "$", f"no recorded output for eval_id(s): {', '.join(self.missing[file.name])}{beside}"))
         if problems:
             raise InputError(problems)

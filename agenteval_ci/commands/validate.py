@@ -7,10 +7,13 @@ an object with a config's keys (`criteria`, ...) is an eval config whatever its 
 reported: a project's suites are resolved as `run` resolves them (globs, eval sets, configs,
 argument rules against the expected tools, thresholds) and each suite's agent must exist (for
 an agent served over HTTP: its config, agents.remote_agent_problems); an
-eval config's argument rules are checked against the eval sets that use it. The project file
-governing a file named (the nearest agenteval.yaml above it) is checked too, so an edit to
+eval config's argument rules are checked against the eval sets that use it. Everything `run`
+refuses before it starts an agent (runner/preflight.py: a config with no gated metric, a persona
+without `{{ persona }}`, ...) is reported from the same checks: for a project's suites, and for
+an eval set or config outside a project as adk eval's form of `run` would use it. The project
+file governing a file named (the nearest agenteval.yaml above it) is checked too, so an edit to
 an eval set that breaks a rule in agenteval.yaml fails the hook. Exit 0 when everything is
-valid, 1 when a file has a problem.
+valid, 2 when a file has a problem (bad input, as `run` exits on it).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
-from ..files.discovery import CONFIG_NAMES, discover_eval_config, find_project_file, looks_like_eval_config
+from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Problem, UsageError
+from ..files.discovery import CONFIG_NAMES, adk_eval_config, discover_eval_config, find_project_file, looks_like_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config
 from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set
+from ..files.project import EvalSetToRun
 from ..files.readers import printable, read_json
+from ..runner.preflight import config_problems, refusals, suites_problems
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ._common import Done, Verbosity, applies_verbosity, files_in, print_warnings, say
 from .convert import read_session
@@ -51,19 +56,24 @@ def check_file(path: Path, environ: Mapping[str, str] | None = None) -> str:
         return _check_eval_config(path)
     loaded = eval_set_from_data(path.as_posix(), data)
     print_warnings(loaded.warnings)
+    if find_project_file(path.parent) is None:  # run in adk eval's form; else its project is checked, with its suite's config
+        refused, _ = refusals([EvalSetToRun(loaded, load_eval_config(adk_eval_config([path])))])
+        if refused:
+            raise InputError(refused)
     kind = "legacy test file" if loaded.legacy else "eval set"
     return f"{kind}, {len(loaded.eval_set.eval_cases)} case(s)"
 
 
 def _check_project(path: Path, environ: Mapping[str, str]) -> str:
-    """agenteval.yaml resolved as `run` resolves it, and every suite's agent found (not run): a
-    folder, file or module for an agent we import; for one served over HTTP, its config."""
+    """agenteval.yaml resolved as `run` resolves it, what `run` refuses before it starts the
+    agents, and every suite's agent found (not run): a folder, file or module for an agent we
+    import; for one served over HTTP, its config."""
     from ..agents import agent_problem, remote_agent_problems
     from ..files.project import load_project
 
     project = load_project(path)
     eval_sets = [s for suite in project.suites for s in suite.eval_sets]
-    cases = sum(1 for s in eval_sets for _ in s.cases())  # every case read and checked, its warnings found
+    refused, cases = refusals(eval_sets)  # every case read and checked, its warnings found
     print_warnings(dict.fromkeys(w for suite in project.suites for w in suite.warnings))
     problems = []
     for i, suite in enumerate(project.suites):
@@ -80,17 +90,22 @@ def _check_project(path: Path, environ: Mapping[str, str]) -> str:
             problem = f"cannot look for it: {exc}"
         if problem:
             problems.append(Problem(project.path, at, problem))
-    if problems:
-        raise InputError(problems)
+    problems += suites_problems(project.suites, project.settings.baseline_target(None), environ, project.path)
+    if problems or refused:
+        raise InputError([*problems, *refused])
     return f"project, {len(project.suites)} suite(s), {len(eval_sets)} eval set file(s), {cases} case(s)"
 
 
 def _check_eval_config(path: Path) -> str:
-    """The config, and its argument rules against the expected calls of the eval sets that use it."""
+    """The config, and its argument rules against the expected calls of the eval sets that use
+    it; outside a project, also what `run` in adk eval's form refuses it for, alone and with each
+    of those eval sets (in a project, its suites may add criteria: the project is checked)."""
     config = load_eval_config(path)
     print_warnings(config.warnings)
     users = eval_sets_using(path)
     problems = config_rule_problems(config, (case for s in users for case in s.eval_set.eval_cases))
+    if find_project_file(path.parent) is None:
+        problems += refusals([EvalSetToRun(user, config) for user in users])[0] if users else config_problems(config)
     if problems:
         raise InputError(problems)
     used_by = f", used by {len(users)} eval set file(s)" if users else ""
@@ -141,4 +156,4 @@ def validate(settings: ValidateSettings) -> Done:
             invalid += 1
             print(f"INVALID {shown}{why}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
     print(f"\n{len(checked)} file(s) checked, {invalid} invalid")
-    return Done(EXIT_FAILED if invalid else EXIT_PASSED)
+    return Done(EXIT_USAGE if invalid else EXIT_PASSED)

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pydantic
 
@@ -34,6 +34,7 @@ class LoadedEvalSet:
     eval_set: EvalSet
     legacy: bool = False  # a raw list of queries (old `.test.json` format)
     warnings: list[Problem] = field(default_factory=list)
+    made_up_id: bool = False  # the file names no eval set (a legacy list, a scenarios file): its id is its path
 
     @property
     def eval_set_id(self) -> str:
@@ -56,6 +57,7 @@ class StreamedEvalSet:
     eval_set_id: str
     layout: ArrayLayout
     warnings: list[Problem] = field(default_factory=list)
+    made_up_id: ClassVar[bool] = False  # an EvalSet names itself
 
     def __len__(self) -> int:
         return len(self.layout)
@@ -196,7 +198,7 @@ def _load_scenarios_file(name: str, data: dict[str, Any]) -> LoadedEvalSet:
         eval_id = hashlib.sha256(json.dumps(dumped, sort_keys=True).encode("utf-8")).hexdigest()[:8]
         cases.append(EvalCase(eval_id=eval_id, conversation_scenario=scenario))
     eval_set = EvalSet(eval_set_id=name, name=name, eval_cases=cases)
-    return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set))
+    return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set), made_up_id=True)
 
 
 _LEGACY_KEYS = {"query", "expected_tool_use", "reference", "expected_intermediate_agent_responses"}
@@ -228,7 +230,7 @@ def _load_old_eval_set(name: str, entries: list[dict[str, Any]]) -> LoadedEvalSe
         cases.append(EvalCase(eval_id=entry["name"], conversation=invocations, session_input=session_input))
     if problems:
         raise InputError(problems)
-    return LoadedEvalSet(name, EvalSet(eval_set_id=name, name=name, eval_cases=cases), legacy=True, warnings=warnings)
+    return LoadedEvalSet(name, EvalSet(eval_set_id=name, name=name, eval_cases=cases), legacy=True, warnings=warnings, made_up_id=True)
 
 
 def session_from(file: str, at: str, data: Any) -> SessionInput | None:
@@ -255,7 +257,7 @@ def _load_legacy(name: str, rows: list[Any]) -> LoadedEvalSet:
         raise InputError(problems)
     case = EvalCase(eval_id=name, conversation=invocations)
     # ADK gives a legacy file a random eval_set_id; a stable one keeps baselines comparable.
-    return LoadedEvalSet(name, EvalSet(eval_set_id=name, name=name, eval_cases=[case]), legacy=True, warnings=warnings)
+    return LoadedEvalSet(name, EvalSet(eval_set_id=name, name=name, eval_cases=[case]), legacy=True, warnings=warnings, made_up_id=True)
 
 
 def _legacy_invocations(

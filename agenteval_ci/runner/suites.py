@@ -25,7 +25,7 @@ from ..core.prices import priced
 from ..core.results import with_judge_usage
 from ..core.scoring import CaseToScore, score_case, with_more_runs
 from ..core.shards import in_shard
-from ..core.simulation import SimulatedUser, SimulationFailed, missing_placeholders
+from ..core.simulation import SimulatedUser, SimulationFailed
 from ..errors import InputError, Problem
 from ..files.project import EvalSetToRun, Suite
 from ..files.results import new_results
@@ -50,6 +50,7 @@ from ..schema.eval_config import UserSimulatorConfig
 from ..schema.project import AdaptiveRuns
 from ..schema.results import case_key
 from ..schema.settings import GateSettings, JudgeSettings
+from .preflight import checked_cases
 from .progress import Progress
 
 T = TypeVar("T")
@@ -71,14 +72,14 @@ class CaseJob:
 
 def plan(suites: list[Suite], shard: ShardInfo | None = None) -> list[CaseJob]:
     """The cases to run, in suite, eval set and case order, kept to this shard: one pass over
-    every case, which checks each (and its scenario) before any agent starts."""
-    jobs, problems = [], []
+    every case of every shard, which makes each of `run`'s checks (runner/preflight.py, what
+    `validate` reports too) before any agent starts."""
+    jobs: list[CaseJob] = []
+    problems: list[Problem] = []
     for suite in suites:
-        for eval_set in suite.eval_sets:
-            for index, case in eval_set.numbered_cases():
-                if in_shard(shard, eval_set.loaded.eval_set_id, case.eval_id):
-                    jobs.append(CaseJob(suite, eval_set, index, case.eval_id))
-                    problems += _scenario_problems(suite, eval_set, case)
+        for eval_set, index, case in checked_cases(suite.eval_sets, problems):
+            if in_shard(shard, eval_set.loaded.eval_set_id, case.eval_id):
+                jobs.append(CaseJob(suite, eval_set, index, case.eval_id))
     if problems:
         raise InputError(problems)
     return jobs
@@ -220,40 +221,6 @@ class AgentTally:
 
     def stats(self, seconds: float) -> RunStats:
         return RunStats(duration_seconds=round(seconds, 3), agent_turns=self.turns, agent_tokens=TokenCounts(input=self.tokens_in, output=self.tokens_out))
-
-
-def _scenario_problems(suite: Suite, eval_set: EvalSetToRun, case: EvalCase) -> list[Problem]:
-    """A scenario with a persona needs `{{ persona }}` in custom instructions (as in ADK);
-    found before any agent runs, naming the eval config."""
-    scenario = case.conversation_scenario
-    custom = (eval_set.config.config.user_simulator_config or UserSimulatorConfig()).custom_instructions
-    if not (scenario and scenario.user_persona and custom is not None and missing_placeholders(custom, with_persona=True)):
-        return []
-    return [
-        Problem(
-            eval_set.config.path or "<default eval config>",
-            "$.user_simulator_config.custom_instructions",
-            f"case {case.eval_id!r} of {eval_set.loaded.path} has a user_persona, so custom_instructions "
-            "must use {{ persona }} as well as {{ stop_signal }}, {{ conversation_plan }} and {{ conversation_history }}",
-        )
-    ]
-
-
-def check_gated(jobs: list[CaseJob]) -> None:
-    """A suite that gates on nothing would pass whatever the agent does: an error naming the
-    eval config (a file without the `criteria` wrapper reads as no criteria at all)."""
-    problems = {}
-    for job in jobs:
-        loaded = job.eval_set.config
-        if not any(not m.spec.informational for m in loaded.metrics):
-            file = loaded.path or "<default eval config>"
-            problems[file] = Problem(
-                file, "$.criteria",
-                f"no gated metric for suite {job.suite.name!r} ({job.eval_set.loaded.path}): nothing could fail the gate; "
-                'metrics go under `"criteria": {"metric_name": threshold}`',
-            )
-    if problems:
-        raise InputError(list(problems.values()))
 
 
 Runner = Callable[[CaseJob, range], Awaitable[CaseResult]]
@@ -449,7 +416,6 @@ def run_suites(
     if first_baseline:
         suites = [first_baseline_suite(s) if s.adaptive or new_baseline else s for s in suites]
     jobs = plan(suites, shard)
-    check_gated(jobs)
     collected: list[CaseResult] = []
     tally = AgentTally()
 

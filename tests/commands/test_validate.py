@@ -26,17 +26,19 @@ def test_a_folder_of_valid_files_passes(tmp_path, capsys):
     assert "3 file(s) checked, 0 invalid" in out and "legacy test file, 1 case(s)" in out
 
 
-def test_every_problem_of_every_file_is_printed_and_exit_is_1(tmp_path, capsys):
+def test_every_problem_of_every_file_is_printed_and_exit_is_2(tmp_path, capsys):
     bad_case = {"eval_id": "a", "conversation": [{"user_content": {"parts": [{"text": "hi"}]}, "final_answer": "x"}]}
     _write(tmp_path / "bad.evalset.json", {"eval_set_id": "s", "eval_cases": [GOOD_CASE, bad_case]})
     _write(tmp_path / "test_config.json", {"criteria": {"no_such_metric": 1.0, "trajectory_single_tool_use": 0.5}})
     _write(tmp_path / "good.evalset.json", {"eval_set_id": "s", "eval_cases": [GOOD_CASE]})
-    assert main(["validate", str(tmp_path)]) == 1
+    assert main(["validate", str(tmp_path)]) == 2
     out = capsys.readouterr().out
     assert "$.eval_cases[1].conversation[0].final_answer" in out
     assert "$.criteria.no_such_metric: unknown metric 'no_such_metric'" in out
     assert "$.criteria.trajectory_single_tool_use" in out and "tool_name" in out  # required key missing
-    assert "3 file(s) checked, 2 invalid" in out
+    # the good eval set too: adk eval's form would run it with the broken test_config.json beside it
+    assert f"INVALID {(tmp_path / 'good.evalset.json').as_posix()}" in out
+    assert "3 file(s) checked, 3 invalid" in out
 
 
 def test_a_missing_path_is_a_usage_error(tmp_path, capsys):
@@ -46,7 +48,7 @@ def test_a_missing_path_is_a_usage_error(tmp_path, capsys):
 
 def test_informational_metrics_take_no_threshold(tmp_path, capsys):
     _write(tmp_path / "test_config.json", {"criteria": {"token_usage_v1": 100}})
-    assert main(["validate", str(tmp_path / "test_config.json")]) == 1
+    assert main(["validate", str(tmp_path / "test_config.json")]) == 2
     assert "informational" in capsys.readouterr().out
 
 
@@ -78,12 +80,12 @@ def test_agenteval_yaml_is_checked_as_run_would_load_it(tmp_path, capsys):
     }
     for rules, message in bad.items():
         _ruled_project(tmp_path, rules)
-        assert main(["validate", str(config)]) == 1
+        assert main(["validate", str(config)]) == 2
         assert message in capsys.readouterr().out
         assert main(["run", "--config", str(config)]) == 2  # what validate catches is what run refuses
         assert message in capsys.readouterr().err
     _ruled_project(tmp_path, "{}", "    concurency: 3\n    num_runs: 0\n")
-    assert main(["validate", str(config)]) == 1
+    assert main(["validate", str(config)]) == 2
     out = capsys.readouterr().out
     assert "$.suites[0].concurency: unknown key" in out and "$.suites[0].num_runs" in out
 
@@ -93,7 +95,7 @@ def test_a_suite_whose_agent_is_missing_is_invalid_without_running_anything(tmp_
     for agent, message in [("no_such_agent", "no agent folder, .py file or module 'no_such_agent'"),
                            ("gone.py:handle", "no such file: "), ("evals", "is a folder without __init__.py")]:
         config.write_text(config.read_text().replace(f"{HOME / 'agent.py'}:handle", agent))
-        assert main(["validate", str(config)]) == 1
+        assert main(["validate", str(config)]) == 2
         assert "agenteval.yaml at $.suites[0].agent: " in (out := capsys.readouterr().out) and message in out
         config.write_text(config.read_text().replace(f"agent: {agent}", f"agent: {HOME / 'agent.py'}:handle"))
 
@@ -107,7 +109,7 @@ def test_an_eval_set_named_alone_brings_its_project_along(tmp_path, capsys):
     edited = json.loads(json.dumps(RULED_SET))
     edited["eval_cases"][0]["conversation"][0]["intermediate_data"]["tool_uses"][0]["name"] = "switch_light"
     _write(evalset, edited)
-    assert main(["validate", str(evalset)]) == 1
+    assert main(["validate", str(evalset)]) == 2
     out = capsys.readouterr().out
     assert f"ok      {evalset.as_posix()}" in out and f"agenteval.yaml (the project of {evalset.as_posix()})\n" in out
     assert "no case expects a call of 'set_light' (expected tools: switch_light)" in out
@@ -120,7 +122,7 @@ def test_an_eval_configs_rules_are_checked_against_the_eval_sets_that_use_it(tmp
     assert main(["validate", str(config)]) == 0
     assert "used by 1 eval set file(s)" in capsys.readouterr().out
     _write(config, {"criteria": {"tool_argument_match_score": {"threshold": 0.9, "tool_args": {"dim_light": {"room": "text"}}}}})
-    assert main(["validate", str(tmp_path)]) == 1
+    assert main(["validate", str(tmp_path)]) == 2
     assert "$.criteria.tool_argument_match_score.tool_args.dim_light: no case expects a call of 'dim_light'" in capsys.readouterr().out
     assert main(["score", str(tmp_path / "evals" / "home.evalset.json"), "--actual", str(tmp_path / "evals" / "home.evalset.json"),
                  "--eval-config", str(config)]) == 2  # as `score` refuses it
@@ -147,7 +149,7 @@ def test_a_served_agents_config_is_checked_not_a_folder(tmp_path, capsys, monkey
 def test_a_served_agent_run_would_fail_is_invalid(tmp_path, capsys):
     config = _served_project(tmp_path, '{kind: adk_api_server, url: "http://127.0.0.1:8000", start: "npx adk api_server .", cwd: web}',
                              session=False)
-    assert main(["validate", str(config)]) == 1
+    assert main(["validate", str(config)]) == 2
     out = capsys.readouterr().out
     assert f"$.suites[0].agent: cwd: {(tmp_path / 'web').as_posix()} is not a folder (`start` runs there)" in out
     assert "$.suites[0].agent: 1 case(s) have no session_input.app_name (first: a): give the app's name on the server as `app_name`" in out

@@ -35,7 +35,7 @@ def test_a_bad_level_is_a_usage_error(capsys):
 def test_validate_quiet_names_only_the_problems(tmp_path, capsys):
     (tmp_path / "good.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": [CASE]}))
     (tmp_path / "bad.evalset.json").write_text(json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": 3}]}))
-    assert main(["validate", str(tmp_path), "-q"]) == 1
+    assert main(["validate", str(tmp_path), "-q"]) == 2
     out = capsys.readouterr().out
     assert "INVALID" in out and "bad.evalset.json" in out and "2 file(s) checked, 1 invalid" in out
     assert "ok " not in out and "good.evalset.json" not in out

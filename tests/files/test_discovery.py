@@ -72,7 +72,7 @@ def test_validate_tells_configs_from_eval_sets_by_content(tmp_path, capsys):
     assert f"ok      {(tmp_path / 'eval_config.json').as_posix()} (eval config, 1 criteria)" in capsys.readouterr().out
     assert main(["validate", str(tmp_path / "criteria.json")]) == 0
     assert "(eval config, 1 criteria)" in capsys.readouterr().out
-    assert main(["validate", str(tmp_path / "broken.json")]) == 1
+    assert main(["validate", str(tmp_path / "broken.json")]) == 2
     out = capsys.readouterr().out
     assert "$.criteria.response_match_score" in out and "eval_set_id" not in out
 

@@ -61,7 +61,7 @@ def test_depth_limit_allows_the_limit_and_refuses_one_more():
 def test_score_and_validate_exit_2_or_1_without_traceback(tmp_path, kind, capsys):
     path = _bad_files(tmp_path)[kind]
     assert main(["score", str(path), "--actual", str(path), "--no-judge-cache"]) == 2
-    assert main(["validate", str(path)]) == 1
+    assert main(["validate", str(path)]) == 2
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
     assert path.as_posix() in out + err
@@ -74,7 +74,7 @@ def test_permission_denied():
         (work / "secret.evalset.json").write_text("{}")
         (work / "secret.evalset.json").chmod(0)
         done = agenteval(["validate", "secret.evalset.json"], work)
-        assert done.returncode == 1 and "secret.evalset.json: cannot read the file: permission denied" in done.stdout, done.stdout + done.stderr
+        assert done.returncode == 2 and "secret.evalset.json: cannot read the file: permission denied" in done.stdout, done.stdout + done.stderr
     finally:
         shutil.rmtree(work)
 

@@ -7,7 +7,7 @@ import asyncio
 import json
 import re
 
-from agenteval_ci.agents.recorded import load_actuals
+from agenteval_ci.agents.recorded import CaseRef, load_actuals
 from agenteval_ci.cli import main
 from agenteval_ci.core.metrics.judge_context import NOT_RECORDED
 from agenteval_ci.judge.costs import estimate_prompt_tokens
@@ -103,7 +103,7 @@ def test_recorded_actuals_keep_app_details(tmp_path):
     invocation = {"invocation_id": "t1", "user_content": {"parts": [{"text": "hi"}]}, "app_details": APP}
     eval_set = tmp_path / "actual.evalset.json"
     eval_set.write_text(json.dumps({"eval_set_id": "s", "eval_cases": [{"eval_id": "c", "conversation": [invocation]}]}))
-    [run] = load_actuals(eval_set)["c"]
+    [run] = load_actuals(eval_set)[CaseRef("s", "c")]
     assert run.invocations[0].app_details == AppDetails.model_validate(APP)
 
     with_nulls = json.loads(json.dumps(APP))
@@ -113,7 +113,7 @@ def test_recorded_actuals_keep_app_details(tmp_path):
     adk = {"eval_set_result_id": "r", "eval_case_results": [{"eval_id": "c", "final_eval_status": 1, "eval_metric_result_per_invocation": per_invocation}]}
     result_file = tmp_path / "run.evalset_result.json"
     result_file.write_text(json.dumps(json.dumps(adk)))  # ADK's JSON string inside JSON
-    [run] = load_actuals(result_file)["c"]
+    [run] = load_actuals(result_file)[CaseRef(None, "c")]  # this ADK result names no eval set
     assert run.invocations[0].app_details.agent_details["home"].tool_declarations[0]["retrieval"] is None
 
     # The judge sees the same declarations either way: null fields are dropped.
