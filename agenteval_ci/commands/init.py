@@ -53,7 +53,9 @@ GATE_WORKFLOW = ".github/workflows/agenteval.yml"
 ACCEPT_WORKFLOW = ".github/workflows/agenteval-accept.yml"
 # Folders never searched: virtualenvs, caches, installed packages, VCS data.
 _SKIPPED = {"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist", "target", "vendor"}
-_MAX_DEPTH = 6
+# Deep enough for a Java module's sources: a sample folder, src/main/java, then a reverse-domain
+# package (com/google/adk/samples/agents/NAME) holding the agent and its model constant.
+_MAX_DEPTH = 14
 _AGENT_DEFINITION = re.compile(r"^\s*(root_agent\s*[:=]|app\s*[:=]\s*App\(|(async\s+)?def\s+get_agent_async\b)", re.M)
 _EVAL_SUFFIXES = (".evalset.json", ".test.json")
 

@@ -165,3 +165,25 @@ def test_a_python_app_pinning_another_google_adk_is_served_from_its_own_virtuale
     log = (project / ".agenteval" / "agent.log").read_text()
     assert done.returncode == 0, done.stdout + done.stderr + log
     assert done.stdout.count("PASS  default / forecasts / ") == 2 and "tool_trajectory_avg_score 1.000" in done.stdout
+
+
+def test_a_java_agent_in_a_deep_package_is_read_for_its_model_constant(tmp_path, capsys, monkeypatch):
+    """ADK's Java samples keep the agent in a reverse-domain package (src/main/java/com/google/adk/
+    samples/agents/NAME) and its model in a constant: the key is named for that model, not ADK's
+    default, and the agents' source folder is found."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    project = tmp_path / "java" / "agents" / "weather"
+    shutil.copytree(SERVED / "java_maven", project)
+    java = project / "src" / "main" / "java"
+    package = java / "com" / "google" / "adk" / "samples" / "agents" / "weather"
+    package.mkdir(parents=True)
+    source = (java / "com" / "example" / "weather" / "WeatherAgent.java").read_text()
+    shutil.rmtree(java / "com" / "example")
+    constant = source.replace('.model("gemini-2.0-flash")', ".model(MODEL_NAME)").replace(
+        "public class WeatherAgent {", 'public class WeatherAgent {\n  private static final String MODEL_NAME = "gemini-2.0-flash";')
+    (package / "WeatherAgent.java").write_text(constant)
+    assert main(["init", "--no-run", str(project)]) == 0
+    out = capsys.readouterr().out
+    where = "src/main/java/com/google/adk/samples/agents/weather/WeatherAgent.java"
+    assert f"secret   GOOGLE_API_KEY  the agent's model gemini-2.0-flash ({where})" in out
+    assert "ADK's default model" not in out
