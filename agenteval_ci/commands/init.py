@@ -35,7 +35,7 @@ from ..core.credentials import ADK_DEFAULT_MODEL, Credentials, Evidence, credent
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
 from ..files.baseline_outputs import outputs_path
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
-from ..files.project_scan import SOURCE_SUFFIXES, read_dotenv, scan_sources
+from ..files.project_scan import SOURCE_SUFFIXES, deployment_only, imported_sources, read_dotenv, scan_sources
 from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
 from ..files.served_projects import AGENT_VENV, MANIFESTS, ServedProject, pinned_elsewhere, python_served, served_project
 from ..files.writing import write_atomic
@@ -326,16 +326,23 @@ def judge_models(project: Project | None) -> dict[str, str]:
     return found
 
 
+def evaluated_sources(layout: Layout) -> list[str]:
+    """The source files the eval runs: what a Python agent's package imports (not the web server
+    or deployment scripts beside it), and the sources of an app in another language."""
+    python = [*layout.agents, *(p.folder for p in layout.served if p.toolchain == "python")]
+    others = [p.folder for p in layout.served if p.toolchain != "python"]
+    imported = imported_sources(layout.root, python, [s for s in layout.sources if s.endswith(".py")])
+    return [*imported, *(s for s in layout.sources if any(_inside(s, f) for f in others))]
+
+
 def evidence_of(layout: Layout, project: Project | None, environ: Mapping[str, str]) -> Evidence:
-    """What the agents' sources and .env files, and the project's eval configs, say about models and keys."""
-    folders = layout.owners
-    sources = [s for s in layout.sources
-               if any(_inside(s, f) for f in folders) or (layout.agents and "/" not in s and s.endswith(".py"))]
-    facts = scan_sources(layout.root, sources)
-    values, files = read_dotenv(layout.root, [".", *folders])
+    """What the evaluated sources and the .env files, and the project's eval configs, say about models and keys."""
+    folders = [".", *layout.owners]
+    facts = scan_sources(layout.root, evaluated_sources(layout))
+    values, files = read_dotenv(layout.root, folders)
     models = {**facts.models, **{v: files[k] for k, v in values.items() if looks_like_model(v) and v not in facts.models}}
     return Evidence(agent_models=models, judge_models=judge_models(project), read=facts.read, assigned=facts.assigned,
-                    dotenv=values, dotenv_files=files, environ=environ)
+                    dotenv=values, dotenv_files=files, deployment=frozenset(deployment_only(layout.root, folders)), environ=environ)
 
 
 def keys_text(credentials: Credentials, environ: Mapping[str, str]) -> list[str]:
@@ -348,6 +355,9 @@ def keys_text(credentials: Credentials, environ: Mapping[str, str]) -> list[str]
         variable = need.variable
         if variable.value is not None:  # nothing to add: the workflow says it
             lines.append(f'set by  {variable.name:<{width}}  the workflow, to "{variable.value}": {need.why}')
+        elif need.optional:
+            lines.append(f"optional {variable.name:<{width}}  {need.why}, but no code the eval runs reads it: if the agent "
+                         f"needs it after all, add it as a {'secret' if variable.secret else 'variable'} and to `env:` in {GATE_WORKFLOW}")
         else:
             lines.append(f"{'secret  ' if variable.secret else 'variable'} {variable.name:<{width}}  {need.why}")
     if credentials.google_cloud:
