@@ -37,7 +37,7 @@ from ..files.baseline_outputs import outputs_path
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..files.project_scan import SOURCE_SUFFIXES, deployment_only, imported_sources, read_dotenv, scan_sources
 from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
-from ..files.served_projects import AGENT_VENV, MANIFESTS, ServedProject, pinned_elsewhere, python_served, served_project
+from ..files.served_projects import AGENT_VENV, MANIFESTS, ServedProject, pinned_elsewhere, python_served, served_project, with_traces
 from ..files.writing import write_atomic
 from ..report.console import PLAIN, Style
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
@@ -294,7 +294,26 @@ def render_yaml(data: dict[str, Any]) -> str:
 
 def checked_project_yaml(layout: Layout) -> tuple[str, Project]:
     """agenteval.yaml's text, proven to load as `run` loads it (eval sets, configs, rules), and
-    the project it loads as."""
+    the project it loads as; served apps whose judges need their traces get them (the eval
+    configs say which, once loaded)."""
+    text, project = _loaded_project_yaml(layout)
+    if _serve_with_traces(layout, project):
+        text, project = _loaded_project_yaml(layout)
+    return text, project
+
+
+def _serve_with_traces(layout: Layout, project: Project) -> bool:
+    """Give `traces: true` to the served apps whose suites have a judge reading the agent's
+    instructions and tool declarations (ADK's API server answers without them); True when any changed."""
+    names = suite_names(layout.owners)
+    traced = {suite.name for suite in project.suites
+              if any(metric.spec.reads_app_details for eval_set in suite.eval_sets for metric in eval_set.config.metrics)}
+    before = list(layout.served)
+    layout.served = [with_traces(p) if names[p.folder] in traced else p for p in layout.served]
+    return layout.served != before
+
+
+def _loaded_project_yaml(layout: Layout) -> tuple[str, Project]:
     from ..files.project import resolve_project, validated_config
 
     text = render_yaml(project_data(layout))
