@@ -4,10 +4,10 @@
 project (files/project_scan.py) for evidence: the model strings in the agent's source, the
 judges' models (ADK's `judge_model` in eval configs; the user simulator's model), the
 variables the agent reads by name, and the `.env` files beside it (a name only they give is
-optional: no code the eval runs reads it; one their comments mark for deployment is left out). PROVIDERS maps a model
-string to what its client reads: ADK 2.13's own model classes (Gemini through google-genai,
-Claude on Vertex AI, OpenAI's `gpt-*`) and LiteLLM's provider prefixes (`openai/`,
-`anthropic/`, `azure/`, `vertex_ai/`, ...). A Gemini model is served by the Gemini API or by
+optional: no code the eval runs reads it; one their comments mark for deployment is left
+out). PROVIDERS maps a model string to what its client reads: ADK 2.13's own model classes
+(Gemini through google-genai, Claude on Vertex AI, OpenAI's `gpt-*`) and LiteLLM's provider
+prefixes (`openai/`, `anthropic/`, `azure/`, `vertex_ai/`, ...). A Gemini model is served by the Gemini API or by
 Vertex AI, as google-genai's switch `GOOGLE_GENAI_USE_VERTEXAI` says: wherever the project
 writes it (its source, its `.env`, a `.env` example) before the environment init runs in.
 """
@@ -146,8 +146,7 @@ class Credentials:
 def _vertex(evidence: Evidence) -> bool:
     """Gemini through Vertex AI, as the project says wherever it writes the switch: the agent
     setting it itself, then its .env files (the real one before an example; CI runs what the
-    project is written for); only then the environment init runs in (a Gemini key there
-    without a switch is the Gemini API)."""
+    project is written for); only then the environment init runs in. Said nowhere: the Gemini API."""
     switch = VERTEX_SWITCH
     if evidence.assigned.get(switch):
         return is_truthy(evidence.assigned[switch])
@@ -221,5 +220,7 @@ def _add_named(needs: dict[str, Need], evidence: Evidence, name: str, why: str, 
 def _add(needs: dict[str, Need], variable: Variable, why: str, optional: bool = False) -> None:
     """A need, or one more reason for it (needed when any reason needs it)."""
     old = needs.get(variable.name)
-    needs[variable.name] = Need(variable, why, optional) if old is None else \
-        Need(old.variable, f"{old.why}; {why}", old.optional and optional)
+    if old is None:
+        needs[variable.name] = Need(variable, why, optional)
+    else:
+        needs[variable.name] = Need(old.variable, f"{old.why}; {why}", old.optional and optional)

@@ -270,11 +270,12 @@ def python_served(agent: str, pin: tuple[str, str], install: str, port: int = 80
 
 # google-adk exports its spans to OTEL_EXPORTER_OTLP_* only with this package, which it does not
 # require (its `otel` extra does). Installed when the import fails, at the version of the
-# OpenTelemetry SDK google-adk pinned, so that nothing the project resolved is moved.
+# OpenTelemetry SDK google-adk pinned, so that nothing the project resolved is moved. In
+# parentheses: after `&&`, a bare `||` would also run (and succeed) when the install before failed.
 OTLP_EXPORTER = "opentelemetry-exporter-otlp-proto-http"
-_INSTALL_EXPORTER = ('python -c "import opentelemetry.exporter.otlp.proto.http" 2>/dev/null || pip install '
+_INSTALL_EXPORTER = ('(python -c "import opentelemetry.exporter.otlp.proto.http" 2>/dev/null || pip install '
                      f'{OTLP_EXPORTER} "opentelemetry-sdk==$(python -c "from importlib.metadata import version; '
-                     'print(version(\'opentelemetry-sdk\'))")"')
+                     'print(version(\'opentelemetry-sdk\'))")")')
 
 
 def with_traces(project: ServedProject) -> ServedProject:

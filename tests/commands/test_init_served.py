@@ -209,13 +209,24 @@ def test_a_served_python_app_whose_judges_read_its_instructions_is_traced(tmp_pa
     steps = yaml.safe_load((project / ".github" / "workflows" / "agenteval.yml").read_text())["jobs"]["agenteval"]["steps"]
     [setup] = [s["run"] for s in steps if "agent-venv/bin/activate" in s.get("run", "")]
     assert setup.startswith("python3 -m venv .agenteval/agent-venv && . .agenteval/agent-venv/bin/activate && pip install -r requirements.txt && "
-                            'python -c "import opentelemetry.exporter.otlp.proto.http" 2>/dev/null || pip install opentelemetry-exporter-otlp-proto-http')
+                            '(python -c "import opentelemetry.exporter.otlp.proto.http" 2>/dev/null || pip install opentelemetry-exporter-otlp-proto-http')
+    assert _exit_code("false" + setup.split("pip install -r requirements.txt", 1)[1], tmp_path) != 0  # a failed install fails the step
     assert setup in out and "`traces: true` receives them" in out  # the check line shows the same set-up
 
     done, requests = _run_in_its_virtualenv(project, _weather_model_and_rubric_judge)
     assert "judged without" not in done.stdout + done.stderr
     judged = [r.prompt_text for r in requests if "### Properties to check" in r.prompt_text]
     assert judged and all("You answer questions about the weather with the forecast tool." in p for p in judged)
+
+
+def _exit_code(line: str, tmp_path: Path) -> int:
+    """The shell line's exit code, with stand-ins that have no exporter (`python` fails) and install anything (`pip`)."""
+    bin_dir = tmp_path / "stand-ins"
+    bin_dir.mkdir()
+    for name, code in (("python", 1), ("pip", 0)):
+        (bin_dir / name).write_text(f"#!/bin/sh\nexit {code}\n")
+        (bin_dir / name).chmod(0o755)
+    return subprocess.run(["sh", "-c", line], env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}).returncode
 
 
 def test_a_served_python_app_whose_judges_need_no_instructions_is_not_traced(tmp_path):
