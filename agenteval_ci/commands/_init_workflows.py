@@ -45,11 +45,11 @@ def yaml_scalar(value: str) -> str:
 
 
 def env_block(credentials: Credentials, indent: str) -> str:
-    """`env:` with a line per variable: a secret, a repository variable, or a fixed value."""
-    if not credentials.needs:
+    """`env:` with a line per variable a run needs: a secret, a repository variable, or a fixed value."""
+    if not credentials.required:
         return ""
     lines = [f"{indent}env:\n"]
-    for need in credentials.needs:
+    for need in credentials.required:
         variable = need.variable
         kind = "secrets" if variable.secret else "vars"
         value = json.dumps(variable.value) if variable.value is not None else f"${{{{ {kind}.{variable.name} }}}}"

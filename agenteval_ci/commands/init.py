@@ -35,9 +35,9 @@ from ..core.credentials import ADK_DEFAULT_MODEL, Credentials, Evidence, credent
 from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
 from ..files.baseline_outputs import outputs_path
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
-from ..files.project_scan import SOURCE_SUFFIXES, read_dotenv, scan_sources
+from ..files.project_scan import SOURCE_SUFFIXES, deployment_only, imported_sources, read_dotenv, scan_sources
 from ..files.readers import check_arguments, is_utf8, parse_yaml, printable, read_bytes, read_json, regular_or_kind
-from ..files.served_projects import AGENT_VENV, MANIFESTS, ServedProject, pinned_elsewhere, python_served, served_project
+from ..files.served_projects import AGENT_VENV, MANIFESTS, ServedProject, pinned_elsewhere, python_served, served_project, with_traces
 from ..files.writing import write_atomic
 from ..report.console import PLAIN, Style
 from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
@@ -53,7 +53,9 @@ GATE_WORKFLOW = ".github/workflows/agenteval.yml"
 ACCEPT_WORKFLOW = ".github/workflows/agenteval-accept.yml"
 # Folders never searched: virtualenvs, caches, installed packages, VCS data.
 _SKIPPED = {"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist", "target", "vendor"}
-_MAX_DEPTH = 6
+# Deep enough for a Java module's sources: a sample folder, src/main/java, then a reverse-domain
+# package (com/google/adk/samples/agents/NAME) holding the agent and its model constant.
+_MAX_DEPTH = 14
 _AGENT_DEFINITION = re.compile(r"^\s*(root_agent\s*[:=]|app\s*[:=]\s*App\(|(async\s+)?def\s+get_agent_async\b)", re.M)
 _EVAL_SUFFIXES = (".evalset.json", ".test.json")
 
@@ -292,7 +294,26 @@ def render_yaml(data: dict[str, Any]) -> str:
 
 def checked_project_yaml(layout: Layout) -> tuple[str, Project]:
     """agenteval.yaml's text, proven to load as `run` loads it (eval sets, configs, rules), and
-    the project it loads as."""
+    the project it loads as; served apps whose judges need their traces get them (the eval
+    configs say which, once loaded)."""
+    text, project = _loaded_project_yaml(layout)
+    if _serve_with_traces(layout, project):
+        text, project = _loaded_project_yaml(layout)
+    return text, project
+
+
+def _serve_with_traces(layout: Layout, project: Project) -> bool:
+    """Give `traces: true` to the served apps whose suites have a judge reading the agent's
+    instructions and tool declarations (ADK's API server answers without them); True when any changed."""
+    names = suite_names(layout.owners)
+    traced = {suite.name for suite in project.suites
+              if any(metric.spec.reads_app_details for eval_set in suite.eval_sets for metric in eval_set.config.metrics)}
+    before = list(layout.served)
+    layout.served = [with_traces(p) if names[p.folder] in traced else p for p in layout.served]
+    return layout.served != before
+
+
+def _loaded_project_yaml(layout: Layout) -> tuple[str, Project]:
     from ..files.project import resolve_project, validated_config
 
     text = render_yaml(project_data(layout))
@@ -324,16 +345,23 @@ def judge_models(project: Project | None) -> dict[str, str]:
     return found
 
 
+def evaluated_sources(layout: Layout) -> list[str]:
+    """The source files the eval runs: what a Python agent's package imports (not the web server
+    or deployment scripts beside it), and the sources of an app in another language."""
+    python = [*layout.agents, *(p.folder for p in layout.served if p.toolchain == "python")]
+    others = [p.folder for p in layout.served if p.toolchain != "python"]
+    imported = imported_sources(layout.root, python, [s for s in layout.sources if s.endswith(".py")])
+    return [*imported, *(s for s in layout.sources if any(_inside(s, f) for f in others))]
+
+
 def evidence_of(layout: Layout, project: Project | None, environ: Mapping[str, str]) -> Evidence:
-    """What the agents' sources and .env files, and the project's eval configs, say about models and keys."""
-    folders = layout.owners
-    sources = [s for s in layout.sources
-               if any(_inside(s, f) for f in folders) or (layout.agents and "/" not in s and s.endswith(".py"))]
-    facts = scan_sources(layout.root, sources)
-    values, files = read_dotenv(layout.root, [".", *folders])
+    """What the evaluated sources and the .env files, and the project's eval configs, say about models and keys."""
+    folders = [".", *layout.owners]
+    facts = scan_sources(layout.root, evaluated_sources(layout))
+    values, files = read_dotenv(layout.root, folders)
     models = {**facts.models, **{v: files[k] for k, v in values.items() if looks_like_model(v) and v not in facts.models}}
     return Evidence(agent_models=models, judge_models=judge_models(project), read=facts.read, assigned=facts.assigned,
-                    dotenv=values, dotenv_files=files, environ=environ)
+                    dotenv=values, dotenv_files=files, deployment=frozenset(deployment_only(layout.root, folders)), environ=environ)
 
 
 def keys_text(credentials: Credentials, environ: Mapping[str, str]) -> list[str]:
@@ -346,6 +374,9 @@ def keys_text(credentials: Credentials, environ: Mapping[str, str]) -> list[str]
         variable = need.variable
         if variable.value is not None:  # nothing to add: the workflow says it
             lines.append(f'set by  {variable.name:<{width}}  the workflow, to "{variable.value}": {need.why}')
+        elif need.optional:
+            lines.append(f"optional {variable.name:<{width}}  {need.why}, but no code the eval runs reads it: if the agent "
+                         f"needs it after all, add it as a {'secret' if variable.secret else 'variable'} and to `env:` in {GATE_WORKFLOW}")
         else:
             lines.append(f"{'secret  ' if variable.secret else 'variable'} {variable.name:<{width}}  {need.why}")
     if credentials.google_cloud:

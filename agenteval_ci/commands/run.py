@@ -9,6 +9,7 @@ gated score not evaluated is no pass (AGENT_DIR may also be a Python callable, `
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -163,6 +164,18 @@ def eval_storage_refusal(uri: str) -> str:
             "and keep the results file (--json) as an artifact")
 
 
+def next_text(results: str, config: str | Path) -> str:
+    """After the verdict: where the results went, the report command, and how a regression shows."""
+    here = Path(config).resolve().parent == Path.cwd().resolve()
+    project = "" if here else f" --config {shlex.quote(Path(config).as_posix())}"
+    return ("\nnext:\n"
+            f"  results     {results}: every case's runs, turns and judge verdicts\n"
+            f"  report      agenteval report {shlex.quote(results)} --format html -o report.html{project}: the PR's report as a page\n"
+            f"  details     agenteval run --detailed{project}: each turn, expected and actual, and each judge's reasons\n"
+            "  regression  a case scoring worse than the baseline is listed under REGRESSED with its metrics "
+            f"baseline → now, and the run exits 1; `agenteval accept{project}` takes an intended change as the new baseline")
+
+
 def missing_evidence(results: ScoredResults) -> str:
     """adk eval's form has no baseline, so a gated score that was not evaluated (the judge
     down, no judge key) is no pass, as on a first run; "" when every gated score is there."""
@@ -212,6 +225,8 @@ def _gate(results: ResultsDigest, saved: SavedResults, project: Project, gate: G
     explain_failed_runs(results)
     if output.json != "-" and settings.md != "-":
         print_verdict(comparison, output.style, f"baseline {target.path.as_posix()}: ", leading_blank=not output.quiet)
+        if not output.quiet and output.json:
+            print(next_text(output.json, project.path))
     return Ran(comparison.exit_code, results, comparison)
 
 

@@ -3,12 +3,13 @@
 `agenteval init` names them in its next steps and in the workflow's `env:`. It reads the
 project (files/project_scan.py) for evidence: the model strings in the agent's source, the
 judges' models (ADK's `judge_model` in eval configs; the user simulator's model), the
-variables the agent reads by name, and the `.env` files beside it. PROVIDERS maps a model
-string to what its client reads: ADK 2.13's own model classes (Gemini through google-genai,
-Claude on Vertex AI, OpenAI's `gpt-*`) and LiteLLM's provider prefixes (`openai/`,
-`anthropic/`, `azure/`, `vertex_ai/`, ...). A Gemini model is served by the Gemini API or by
-Vertex AI, as google-genai's switch `GOOGLE_GENAI_USE_VERTEXAI` says: the project's `.env`,
-its source, then the environment init runs in decide which.
+variables the agent reads by name, and the `.env` files beside it (a name only they give is
+optional: no code the eval runs reads it; one their comments mark for deployment is left
+out). PROVIDERS maps a model string to what its client reads: ADK 2.13's own model classes
+(Gemini through google-genai, Claude on Vertex AI, OpenAI's `gpt-*`) and LiteLLM's provider
+prefixes (`openai/`, `anthropic/`, `azure/`, `vertex_ai/`, ...). A Gemini model is served by the Gemini API or by
+Vertex AI, as google-genai's switch `GOOGLE_GENAI_USE_VERTEXAI` says: wherever the project
+writes it (its source, its `.env`, a `.env` example) before the environment init runs in.
 """
 
 from __future__ import annotations
@@ -111,6 +112,7 @@ class Evidence:
     assigned: Mapping[str, str] = field(default_factory=dict)  # variables the agent sets itself -> the value ("" unknown)
     dotenv: Mapping[str, str] = field(default_factory=dict)  # name -> value, from the project's .env files
     dotenv_files: Mapping[str, str] = field(default_factory=dict)  # name -> the .env file that names it
+    deployment: frozenset[str] = frozenset()  # .env names their comments mark as deployment's
     environ: Mapping[str, str] = field(default_factory=dict)  # where init runs: only the switch is read from it
     adk_agent: bool = True  # an ADK agent without a model string found runs ADK's default model
 
@@ -119,6 +121,7 @@ class Evidence:
 class Need:
     variable: Variable
     why: str  # "the agent's model gemini-2.5-flash (shop/agent.py); the judges"
+    optional: bool = False  # only a .env file names it: no code the eval runs reads it
 
 
 @dataclass(frozen=True)
@@ -130,30 +133,28 @@ class Credentials:
     def names(self) -> tuple[str, ...]:
         return tuple(n.variable.name for n in self.needs)
 
+    @property
+    def required(self) -> tuple[Need, ...]:
+        """What a run needs: the workflow's `env:`."""
+        return tuple(n for n in self.needs if not n.optional)
+
     def unset(self, environ: Mapping[str, str]) -> list[str]:
         """The variables a run needs from `environ` that it does not have (a fixed value is the workflow's)."""
-        return [n.variable.name for n in self.needs if n.variable.value is None and not environ.get(n.variable.name)]
+        return [n.variable.name for n in self.required if n.variable.value is None and not environ.get(n.variable.name)]
 
 
 def _vertex(evidence: Evidence) -> bool:
-    """Gemini through Vertex AI, as the most telling evidence says: the switch the agent sets
-    itself, the project's real .env, the environment init runs in (a Gemini key there without a
-    switch is the Gemini API), then a .env example."""
+    """Gemini through Vertex AI, as the project says wherever it writes the switch: the agent
+    setting it itself, then its .env files (the real one before an example; CI runs what the
+    project is written for); only then the environment init runs in. Said nowhere: the Gemini API."""
     switch = VERTEX_SWITCH
     if evidence.assigned.get(switch):
         return is_truthy(evidence.assigned[switch])
-    if switch in evidence.dotenv and is_real_dotenv(evidence.dotenv_files.get(switch, "")):
+    if evidence.dotenv.get(switch, "").strip():
         return is_truthy(evidence.dotenv[switch])
     if evidence.environ.get(switch):
         return is_truthy(evidence.environ[switch])
-    if any(evidence.environ.get(key) for key in GEMINI_API_KEYS):
-        return False
-    return is_truthy(evidence.dotenv.get(switch, ""))
-
-
-def is_real_dotenv(path: str) -> bool:
-    """`.env` or `.env.local`: the values the project runs with here, not an example's."""
-    return path.rsplit("/", 1)[-1] in (".env", ".env.local")
+    return False
 
 
 def _gemini_key(evidence: Evidence) -> str:
@@ -205,17 +206,21 @@ def credentials_for(evidence: Evidence) -> Credentials:
         if name != ADC_FILE:
             _add_named(needs, evidence, name, f"the agent reads it ({where})")
     for name, where in evidence.dotenv_files.items():
-        if name not in GOOGLE_SETTINGS:
-            _add_named(needs, evidence, name, f"named in {where}")
+        if name not in GOOGLE_SETTINGS and name not in evidence.deployment:
+            _add_named(needs, evidence, name, f"named in {where}", optional=True)
     return Credentials(tuple(needs.values()), google_cloud)
 
 
-def _add_named(needs: dict[str, Need], evidence: Evidence, name: str, why: str) -> None:
+def _add_named(needs: dict[str, Need], evidence: Evidence, name: str, why: str, optional: bool = False) -> None:
     """A variable the project names: a secret when its name says so (KEY, TOKEN, ...)."""
     if name not in evidence.assigned and not _NOT_CREDENTIALS.fullmatch(name):
-        _add(needs, Variable(name, secret=bool(_SECRET_WORDS.search(name))), why)
+        _add(needs, Variable(name, secret=bool(_SECRET_WORDS.search(name))), why, optional)
 
 
-def _add(needs: dict[str, Need], variable: Variable, why: str) -> None:
+def _add(needs: dict[str, Need], variable: Variable, why: str, optional: bool = False) -> None:
+    """A need, or one more reason for it (needed when any reason needs it)."""
     old = needs.get(variable.name)
-    needs[variable.name] = Need(variable, why) if old is None else Need(old.variable, f"{old.why}; {why}")
+    if old is None:
+        needs[variable.name] = Need(variable, why, optional)
+    else:
+        needs[variable.name] = Need(old.variable, f"{old.why}; {why}", old.optional and optional)

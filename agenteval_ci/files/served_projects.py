@@ -23,7 +23,7 @@ import json
 import re
 import shlex
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -52,6 +52,7 @@ class ServedProject:
     install: str = ""  # what CI runs in `folder` before starting it (npm ci)
     cwd: str | None = None  # where `start` runs, when not `folder`
     app_name: str | None = None  # the app the server serves, when init knows it
+    traces: bool = False  # run the OTLP receiver: the judges read what only the agent's spans record
 
     def agent(self) -> dict[str, Any]:
         """The suite's `agent:` mapping, as docs/agents.md documents it."""
@@ -61,6 +62,8 @@ class ServedProject:
             mapping["cwd"] = cwd
         if self.app_name:
             mapping["app_name"] = self.app_name
+        if self.traces:
+            mapping["traces"] = True
         if self.ready:
             mapping["ready"] = self.ready
         mapping["ready_timeout_seconds"] = self.ready_timeout_seconds
@@ -263,3 +266,25 @@ def python_served(agent: str, pin: tuple[str, str], install: str, port: int = 80
                          f"{AGENT_VENV}/bin/adk api_server --host 127.0.0.1 --port {port} {path.parent}",
                          f"http://127.0.0.1:{port}", ready_timeout_seconds=120, checks=checks, manifest=pin[1],
                          install=setup, cwd=".", app_name=path.name)
+
+
+# google-adk exports its spans to OTEL_EXPORTER_OTLP_* only with this package, which it does not
+# require (its `otel` extra does). Installed when the import fails, at the version of the
+# OpenTelemetry SDK google-adk pinned, so that nothing the project resolved is moved. In
+# parentheses: after `&&`, a bare `||` would also run (and succeed) when the install before failed.
+OTLP_EXPORTER = "opentelemetry-exporter-otlp-proto-http"
+_INSTALL_EXPORTER = ('(python -c "import opentelemetry.exporter.otlp.proto.http" 2>/dev/null || pip install '
+                     f'{OTLP_EXPORTER} "opentelemetry-sdk==$(python -c "from importlib.metadata import version; '
+                     'print(version(\'opentelemetry-sdk\'))")")')
+
+
+def with_traces(project: ServedProject) -> ServedProject:
+    """A Python app served with `traces: true`, its virtualenv given the OTLP exporter; an app in
+    another language as it is (whether its SDK exports spans is not known here)."""
+    if project.toolchain != "python" or project.traces:
+        return project
+    install = f"{project.install} && {_INSTALL_EXPORTER}"
+    checks = tuple(check.replace(project.install, install) for check in project.checks)
+    why = (f"the judged metrics read the agent's instructions and tool declarations, which `adk api_server` reports only in "
+           f"its spans: `traces: true` receives them, and the virtualenv gets {OTLP_EXPORTER} to send them")
+    return replace(project, traces=True, install=install, checks=(*checks, why))

@@ -38,7 +38,11 @@ def _metric_lines(name: str, metric: ScoredMetric, style: Style) -> list[str]:
     threshold = "" if metric.threshold is None else f" (threshold {metric.threshold:g})"
     why = f"  [{metric.reason}]" if metric.reason else ""
     lines = [f"        {_mark(metric.status, style)} {name} {_score(metric.score)}{threshold}{why}"]
-    lines += [f"              rubric {rubric_id}: {_score(rate)}" for rubric_id, rate in rubric_pass_rates(metric).items()]
+    rates = rubric_pass_rates(metric)
+    lines += [f"              rubric {rubric_id}: {_score(rate)}" for rubric_id, rate in rates.items()]
+    if metric.status == Status.PASSED and any(rate < 1 for rate in rates.values()):
+        lines.append(style.paint("              (a rubric's figure is the share of the judge's yes verdicts; the metric is their mean, "
+                                 "which meets the threshold: --detailed shows the judge's reasons)", "dim"))
     return lines
 
 

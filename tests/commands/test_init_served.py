@@ -6,7 +6,9 @@ The written config loads in `validate`; the Node one runs end to end against a s
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -134,7 +136,6 @@ def test_a_python_app_pinning_another_google_adk_is_served_from_its_own_virtuale
     2.13: `adk api_server` from a virtualenv of its requirements, made by the workflow first;
     end to end through the fake Gemini with a stand-in for that virtualenv's `adk`."""
     from tests.commands.test_init_keys import weather_model
-    from tests.fakes.gemini import FakeGemini
 
     project = tmp_path / "weather_desk"
     shutil.copytree(ROOT / "tests" / "data" / "weather_desk", project)
@@ -152,16 +153,108 @@ def test_a_python_app_pinning_another_google_adk_is_served_from_its_own_virtuale
     assert runs.index(venv) < next(i for i, r in enumerate(runs) if r.startswith("agenteval run"))
     assert main(["validate", str(project / "agenteval.yaml")]) == 0
 
+    done, _ = _run_in_its_virtualenv(project, weather_model)
+    assert done.stdout.count("PASS  default / forecasts / ") == 2 and "tool_trajectory_avg_score 1.000" in done.stdout
+
+
+def _run_in_its_virtualenv(project: Path, responder) -> tuple[subprocess.CompletedProcess, list]:
+    """`agenteval run` on the config init wrote, through the fake Gemini, with a stand-in for the
+    virtualenv's `adk`: google-adk's own CLI from this environment (which has the OTLP exporter)."""
+    from tests.fakes.gemini import FakeGemini
+
     adk = project / ".agenteval" / "agent-venv" / "bin" / "adk"  # what the virtualenv would hold
     adk.parent.mkdir(parents=True)
     adk.write_text(f"#!/bin/sh\nexec {sys.executable} -m google.adk.cli \"$@\"\n")
     adk.chmod(0o755)
     config = project / "agenteval.yaml"
     config.write_text(config.read_text().replace("8000", str(_free_port())))
-    with FakeGemini(responder=weather_model) as gemini:
+    with FakeGemini(responder=responder) as gemini:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "GEMINI_API_KEY": "fake-key", "GOOGLE_GEMINI_BASE_URL": gemini.base_url}
         env.pop("GOOGLE_GENAI_USE_VERTEXAI", None)
         done = subprocess.run([sys.executable, "-m", "agenteval_ci", "run"], cwd=project, env=env, capture_output=True, text=True, timeout=300)
     log = (project / ".agenteval" / "agent.log").read_text()
     assert done.returncode == 0, done.stdout + done.stderr + log
-    assert done.stdout.count("PASS  default / forecasts / ") == 2 and "tool_trajectory_avg_score 1.000" in done.stdout
+    return done, list(gemini.requests)
+
+
+RUBRIC = {"threshold": 0.5, "judge_model_options": {"judge_model": "gemini-2.5-flash", "num_samples": 1},
+          "rubrics": [{"rubric_id": "uses_the_tool", "rubric_content": {"text_property": "The answer comes from the forecast tool."}}]}
+
+
+def _weather_model_and_rubric_judge(request):
+    from tests.commands.test_init_keys import weather_model
+    from tests.fakes.gemini import text_reply
+
+    if "### Properties to check" in request.prompt_text:
+        ids = re.findall(r"^- id: (\S+) \|", request.prompt_text, re.M)
+        return text_reply(json.dumps({"rubrics": [{"id": i, "rationale": "ok", "verdict": "yes"} for i in ids]}))
+    return weather_model(request)
+
+
+def test_a_served_python_app_whose_judges_read_its_instructions_is_traced(tmp_path, capsys):
+    """A rubric judge reads the agent's instructions and tool declarations, which ADK's API server
+    reports only in its spans: init writes `traces: true`, and the virtualenv's set-up installs the
+    OTLP exporter when it is missing; the run then judges with them and warns of nothing."""
+    project = tmp_path / "weather_desk"
+    shutil.copytree(ROOT / "tests" / "data" / "weather_desk", project)
+    (project / "requirements.txt").write_text("google-adk==1.18.0\n")
+    criteria = project / "eval" / "test_config.json"
+    config = json.loads(criteria.read_text())
+    config["criteria"]["rubric_based_final_response_quality_v1"] = RUBRIC
+    criteria.write_text(json.dumps(config))
+    assert main(["init", "--no-run", str(project)]) == 0
+    out = capsys.readouterr().out
+    agent = yaml.safe_load((project / "agenteval.yaml").read_text())["suites"][0]["agent"]
+    assert agent["traces"] is True
+    steps = yaml.safe_load((project / ".github" / "workflows" / "agenteval.yml").read_text())["jobs"]["agenteval"]["steps"]
+    [setup] = [s["run"] for s in steps if "agent-venv/bin/activate" in s.get("run", "")]
+    assert setup.startswith("python3 -m venv .agenteval/agent-venv && . .agenteval/agent-venv/bin/activate && pip install -r requirements.txt && "
+                            '(python -c "import opentelemetry.exporter.otlp.proto.http" 2>/dev/null || pip install opentelemetry-exporter-otlp-proto-http')
+    assert _exit_code("false" + setup.split("pip install -r requirements.txt", 1)[1], tmp_path) != 0  # a failed install fails the step
+    assert setup in out and "`traces: true` receives them" in out  # the check line shows the same set-up
+
+    done, requests = _run_in_its_virtualenv(project, _weather_model_and_rubric_judge)
+    assert "judged without" not in done.stdout + done.stderr
+    judged = [r.prompt_text for r in requests if "### Properties to check" in r.prompt_text]
+    assert judged and all("You answer questions about the weather with the forecast tool." in p for p in judged)
+
+
+def _exit_code(line: str, tmp_path: Path) -> int:
+    """The shell line's exit code, with stand-ins that have no exporter (`python` fails) and install anything (`pip`)."""
+    bin_dir = tmp_path / "stand-ins"
+    bin_dir.mkdir()
+    for name, code in (("python", 1), ("pip", 0)):
+        (bin_dir / name).write_text(f"#!/bin/sh\nexit {code}\n")
+        (bin_dir / name).chmod(0o755)
+    return subprocess.run(["sh", "-c", line], env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}).returncode
+
+
+def test_a_served_python_app_whose_judges_need_no_instructions_is_not_traced(tmp_path):
+    project = tmp_path / "weather_desk"
+    shutil.copytree(ROOT / "tests" / "data" / "weather_desk", project)
+    (project / "requirements.txt").write_text("google-adk==1.18.0\n")
+    assert main(["init", "--no-run", str(project)]) == 0  # final_response_match_v2 reads the answers only
+    assert "traces" not in yaml.safe_load((project / "agenteval.yaml").read_text())["suites"][0]["agent"]
+    assert "opentelemetry" not in (project / ".github" / "workflows" / "agenteval.yml").read_text()
+
+
+def test_a_java_agent_in_a_deep_package_is_read_for_its_model_constant(tmp_path, capsys, monkeypatch):
+    """ADK's Java samples keep the agent in a reverse-domain package (src/main/java/com/google/adk/
+    samples/agents/NAME) and its model in a constant: the key is named for that model, not ADK's
+    default, and the agents' source folder is found."""
+    monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
+    project = tmp_path / "java" / "agents" / "weather"
+    shutil.copytree(SERVED / "java_maven", project)
+    java = project / "src" / "main" / "java"
+    package = java / "com" / "google" / "adk" / "samples" / "agents" / "weather"
+    package.mkdir(parents=True)
+    source = (java / "com" / "example" / "weather" / "WeatherAgent.java").read_text()
+    shutil.rmtree(java / "com" / "example")
+    constant = source.replace('.model("gemini-2.0-flash")', ".model(MODEL_NAME)").replace(
+        "public class WeatherAgent {", 'public class WeatherAgent {\n  private static final String MODEL_NAME = "gemini-2.0-flash";')
+    (package / "WeatherAgent.java").write_text(constant)
+    assert main(["init", "--no-run", str(project)]) == 0
+    out = capsys.readouterr().out
+    where = "src/main/java/com/google/adk/samples/agents/weather/WeatherAgent.java"
+    assert f"secret   GOOGLE_API_KEY  the agent's model gemini-2.0-flash ({where})" in out
+    assert "ADK's default model" not in out

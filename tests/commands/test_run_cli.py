@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from agenteval_ci.cli import main
@@ -26,6 +27,29 @@ def test_the_offline_example_passes_from_the_repo_root(monkeypatch, tmp_path, ca
     assert "baseline examples/home_automation/.agenteval/baseline.json: gate passed" in streams.out
     assert "rubric confirms_change: 0.000" in streams.out  # the per-rubric breakdown, from the committed judge cache
     assert "agenteval: ran 11 case(s)" in streams.err
+
+
+def test_the_first_run_ends_saying_where_the_results_are_and_what_to_try_next(monkeypatch, tmp_path, capsys):
+    """The README's first command: after the verdict, the results file, the report and details
+    commands (which run as printed) and how a regression shows; a case passing with a rubric at
+    0.000 says why it passes."""
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / "results.json"
+    assert main(["run", "--config", "examples/home_automation/agenteval.yaml", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    block = text.split("\nnext:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in block] == ["results", "report", "details", "regression"]
+    assert block[0].startswith(f"  results     {out}: ")
+    assert "REGRESSED" in block[3] and "exits 1" in block[3] and "`agenteval accept --config examples/home_automation/agenteval.yaml`" in block[3]
+    report = shlex.split(block[1].split(None, 1)[1].split(": ", 1)[0])
+    assert report[:2] == ["agenteval", "report"] and "--config" in report
+    report[report.index("-o") + 1] = str(tmp_path / "report.html")
+    assert main(report[1:]) == 0 and "out_of_scope" in (tmp_path / "report.html").read_text()
+    judged = text.split("PASS  home / home_judged / out_of_scope", 1)[1].split("\nPASS", 1)[0]
+    assert "rubric confirms_change: 0.000" in judged and "the metric is their mean, which meets the threshold" in judged
+    assert text.count("the metric is their mean") == 1  # only where a rubric is below 1
+    assert main(["run", "--config", "examples/home_automation/agenteval.yaml", "--json", str(out), "-q"]) == 0
+    assert "next:" not in capsys.readouterr().out
 
 
 def test_in_order_config_is_discovered_beside_its_eval_set(tmp_path, capsys):

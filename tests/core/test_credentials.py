@@ -63,15 +63,20 @@ def test_the_vertex_switch_of_the_env_file_picks_vertex_ai_and_google_cloud_cred
         assert names == {"GOOGLE_API_KEY": (True, None)} and not credentials.google_cloud
 
 
-def test_the_real_env_file_then_the_environment_then_an_example_decide():
+def test_the_switch_the_project_writes_decides_before_the_environment_init_runs_in():
+    """adk-samples write `GOOGLE_GENAI_USE_VERTEXAI=1` in .env.example: CI runs the project as it is
+    written, whatever key the person running init happens to have."""
     vertex, api = {"GOOGLE_GENAI_USE_VERTEXAI": "true"}, {"GOOGLE_GENAI_USE_VERTEXAI": "0"}
     on_vertex = "GOOGLE_CLOUD_PROJECT"
     assert on_vertex in _names(Evidence(environ=vertex))
+    assert on_vertex not in _names(Evidence(environ={"GOOGLE_API_KEY": "k"}))
     assert on_vertex not in _names(Evidence(environ=vertex, dotenv=api, dotenv_files={"GOOGLE_GENAI_USE_VERTEXAI": "agent/.env"}))
-    example = {"dotenv": vertex, "dotenv_files": {"GOOGLE_GENAI_USE_VERTEXAI": ".env.example"}}
-    assert on_vertex in _names(Evidence(**example))  # adk-samples' examples default to Vertex AI
-    assert on_vertex not in _names(Evidence(**example, environ={"GOOGLE_API_KEY": "k"}))  # a key here: the Gemini API
-    assert on_vertex not in _names(Evidence(**example, environ=api))
+    example = {"dotenv": {"GOOGLE_GENAI_USE_VERTEXAI": "1"}, "dotenv_files": {"GOOGLE_GENAI_USE_VERTEXAI": ".env.example"}}
+    assert on_vertex in _names(Evidence(**example))
+    assert on_vertex in _names(Evidence(**example, environ={"GOOGLE_API_KEY": "k"}))  # a key here does not overrule the project
+    assert on_vertex in _names(Evidence(**example, environ=api))
+    assert on_vertex not in _names(Evidence(dotenv={"GOOGLE_GENAI_USE_VERTEXAI": ""}, environ={"GOOGLE_API_KEY": "k"},
+                                            dotenv_files={"GOOGLE_GENAI_USE_VERTEXAI": ".env.example"}))  # left blank: not written
 
 
 def test_what_the_agent_sets_at_import_the_agent_does_not_need_but_the_judges_do():
@@ -97,6 +102,16 @@ def test_other_providers_and_the_agents_own_reads():
         "AWS_SECRET_ACCESS_KEY": (True, None), "AWS_REGION_NAME": (False, None), "TAVILY_API_KEY": (True, None),
         "DB_URL": (False, None), "STRIPE_SECRET": (True, None),
     }
+
+
+def test_a_name_only_a_env_file_gives_is_optional_and_one_marked_for_deployment_is_left_out():
+    evidence = Evidence(agent_models={"gemini-2.5-flash": "app/agent.py"}, read={"TAVILY_API_KEY": "app/tools.py"},
+                        dotenv_files={"TAVILY_API_KEY": ".env.example", "WEATHER_API_KEY": ".env.example", "GOOGLE_CLOUD_STORAGE_BUCKET": ".env.example"},
+                        deployment=frozenset({"GOOGLE_CLOUD_STORAGE_BUCKET"}))
+    credentials = credentials_for(evidence)
+    assert {n.variable.name: n.optional for n in credentials.needs} == {"GOOGLE_API_KEY": False, "TAVILY_API_KEY": False, "WEATHER_API_KEY": True}
+    assert [n.variable.name for n in credentials.required] == ["GOOGLE_API_KEY", "TAVILY_API_KEY"]
+    assert credentials.unset({}) == ["GOOGLE_API_KEY", "TAVILY_API_KEY"]  # a run does not need the optional one
 
 
 def test_claude_on_vertex_and_litellms_vertex_need_google_cloud_credentials():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval_ci.files.project_scan import SourceFacts, facts_of, read_dotenv, scan_sources
+from agenteval_ci.files.project_scan import SourceFacts, deployment_only, facts_of, imported_sources, read_dotenv, scan_sources
 
 PYTHON = '''
 import os
@@ -60,3 +60,30 @@ def test_env_files_are_parsed_as_run_loads_them(tmp_path):
     (tmp_path / ".env").write_text('QUOTED="say \\"hi\\""\nPEM="-----BEGIN\nabc\n-----END"\nAFTER=1\nBARE_NAME\n')
     values, _ = read_dotenv(tmp_path, ["."])
     assert values == {"QUOTED": 'say "hi"', "PEM": "-----BEGIN\nabc\n-----END", "AFTER": "1"}
+
+
+def test_env_lines_their_comments_mark_for_deployment(tmp_path):
+    (tmp_path / ".env.example").write_text(
+        "# Your key\nGOOGLE_API_KEY=\n\n# Only required for deployment\nGOOGLE_CLOUD_STORAGE_BUCKET=b\nSTAGING=s\n\n"
+        "LOGS=l  # used when deploying to Cloud Run\nSEARCH_KEY=\"x # deploy\"\nOTHER=o\n")
+    assert deployment_only(tmp_path, ["."]) == {"GOOGLE_CLOUD_STORAGE_BUCKET", "STAGING", "LOGS"}
+
+
+def test_only_what_the_agent_package_imports_is_read(tmp_path):
+    """ADK imports the package and its agent module; their imports of the project, relative or
+    absolute, are followed. The web server and the deployment script beside them are not."""
+    files = {
+        "app/__init__.py": "from . import agent\n",
+        "app/agent.py": "from app.tools import search\nfrom .config import settings\nimport app.prompts.base\n",
+        "app/tools.py": "from .sub import helper\n",
+        "app/sub/__init__.py": "", "app/sub/helper.py": "x = 1\n",
+        "app/config.py": "", "app/prompts/__init__.py": "", "app/prompts/base.py": "def f():\n    from ..late import g\n",
+        "app/late.py": "", "app/fast_api_app.py": "from app.agent import root_agent\n", "deployment/deploy.py": "import app\n",
+        "app/broken.py": "def (:\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    found = imported_sources(tmp_path, ["app"], list(files))
+    assert sorted(found) == ["app/__init__.py", "app/agent.py", "app/config.py", "app/late.py", "app/prompts/__init__.py",
+                             "app/prompts/base.py", "app/sub/__init__.py", "app/sub/helper.py", "app/tools.py"]

@@ -73,6 +73,10 @@ KINDS: dict[str, Callable[[RemoteAgentConfig], Kind]] = {
 # model request (app_details as an in-process run records them) unless the user chose otherwise.
 _ADK_TRACE_ENV = {"ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN": "1", "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS": "true"}
 _CONTENT_ENV = {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "SPAN_ONLY"}
+# Started ADK servers keep sessions and artifacts in memory: google-adk's default store is
+# `.adk/session.db` inside the agent's folder, a file in the user's tree that every run changes
+# (some samples even commit it). An ADK without local storage ignores the variable.
+_ADK_SERVER_ENV = {"ADK_DISABLE_LOCAL_STORAGE": "1"}
 
 
 def expand(value: str, where: str, env: dict[str, str]) -> str:
@@ -111,6 +115,8 @@ class RemoteAgent:
             env["PORT"] = str(port)
         if self._receiver:
             env.update(self._receiver_env())
+        if config.kind == "adk_api_server":
+            env.update(self._unless_set(_ADK_SERVER_ENV))
         env.update(self._suite_env)
         cwd = self._base_dir / (config.cwd or ".")
         return AgentProcess(start, cwd, agent_environment(self._ours, env), self._base_dir / LOG_FILE, config.stop_timeout_seconds)
@@ -118,9 +124,12 @@ class RemoteAgent:
     def _receiver_env(self) -> dict[str, str]:
         assert self._receiver is not None
         env = self._receiver.exporter_env()
-        defaults = {**_CONTENT_ENV, **(_ADK_TRACE_ENV if self.config.kind == "adk_api_server" else {})}
-        env.update({name: value for name, value in defaults.items() if name not in self._ours})
+        env.update(self._unless_set({**_CONTENT_ENV, **(_ADK_TRACE_ENV if self.config.kind == "adk_api_server" else {})}))
         return env
+
+    def _unless_set(self, defaults: dict[str, str]) -> dict[str, str]:
+        """Our defaults for the agent, except those the user's environment already chose."""
+        return {name: value for name, value in defaults.items() if name not in self._ours}
 
     def _gone(self) -> Optional[str]:
         return self._process.exit_reason() if self._process else None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -18,6 +19,9 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 TAIL_BYTES = 2000
+# Terminal control sequences (colours, cursor moves): servers colour their logs (uvicorn, Spring
+# Boot), and the excerpt goes into messages, the PR comment and JSON, where they are noise.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 # Our credentials are never the agent's: the GitHub token and the Actions runtime tokens.
 _WITHHELD = ("GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN")
@@ -71,7 +75,7 @@ class AgentProcess:
         try:
             with open(self.log_path, "rb") as log:
                 log.seek(max(self._log_start, os.path.getsize(self.log_path) - TAIL_BYTES))
-                text = log.read().decode("utf-8", "replace").strip()
+                text = _ANSI.sub("", log.read().decode("utf-8", "replace")).strip()
         except OSError:
             return ""
         return f"; its last output ({self.log_path.as_posix()}):\n{text}" if text else f" (no output; see {self.log_path.as_posix()})"

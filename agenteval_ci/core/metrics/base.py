@@ -51,6 +51,9 @@ class MetricSpec:
     needs_expected: bool = False  # reference-based: NOT_EVALUATED on scenario cases
     informational: bool = False  # reports a figure, never passes or fails
     judged: bool = False  # asks the LLM judge
+    # The judge reads the agent's instructions and tool declarations (a turn's app_details): a
+    # served agent records them only in its traces (`traces: true`).
+    reads_app_details: bool = False
     # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
     # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
     prompts: tuple[str, ...] = ()

@@ -112,6 +112,7 @@ _SPECS = [
         _deferred("llm_rubrics", "evaluate_final_response_quality"),
         "LLM judge: final response rubrics.",
         judged=True,
+        reads_app_details=True,
         prompts=(f"{PROMPTS}rubric_final_response.md",),
     ),
     MetricSpec(
@@ -120,6 +121,7 @@ _SPECS = [
         _deferred("llm_rubrics", "evaluate_tool_use_quality"),
         "LLM judge: tool use rubrics.",
         judged=True,
+        reads_app_details=True,
         prompts=(f"{PROMPTS}rubric_tool_use.md",),
     ),
     MetricSpec(
@@ -128,6 +130,7 @@ _SPECS = [
         _deferred("llm_hallucinations", "evaluate"),
         "LLM judge: share of supported sentences.",
         judged=True,
+        reads_app_details=True,
         prompts=(f"{PROMPTS}segment_sentences.md", f"{PROMPTS}label_sentences.md"),
     ),
     MetricSpec(
@@ -170,6 +173,7 @@ _SPECS = [
         _deferred("llm_rubrics", "evaluate_multi_turn_trajectory_rubrics"),
         "LLM judge: multi-turn trajectory rubrics.",
         judged=True,
+        reads_app_details=True,
         prompts=(f"{PROMPTS}rubric_conversation.md",),
     ),
 ]

@@ -1,7 +1,7 @@
 """`kind: adk_api_server`: `adk api_server` serving a real two-agent ADK app against the fake
 Gemini, started and stopped by the config's command, its spans sent to our receiver: every
 recorded field and every score equals the in-process run of the same agent, and the rubric
-judges are sent the same prompts."""
+judges are sent the same prompts; the server keeps its sessions in memory, not in the project."""
 
 from __future__ import annotations
 
@@ -100,3 +100,5 @@ def test_scores_and_records_equal_the_in_process_run(project, monkeypatch):
     assert theirs["runs"][0]["tokens"] == ours["runs"][0]["tokens"]
     assert remote_prompts == in_process_prompts  # the rubric and hallucination judges saw the same context
     assert "judged_without" not in theirs["metrics"]["rubric_based_tool_use_quality_v1"]
+    assert not [p.as_posix() for p in Path("agents").rglob("*") if p.is_file() and p.suffix not in (".py", ".pyc")]  # no session.db left in the project
+
