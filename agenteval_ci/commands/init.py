@@ -617,7 +617,7 @@ def init(settings: InitSettings) -> Done:
     missing = credentials.unset(settings.environ)
     code = EXIT_PASSED
     if not settings.run:
-        print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")
+        print(f"\nnot run (--no-run): `{finishing_command(layout.served)}` writes the first baseline")
     elif (root / DEFAULT_BASELINE).is_file() and not settings.force:
         say(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:
