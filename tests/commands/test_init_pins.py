@@ -112,3 +112,19 @@ def test_a_virtualenv_that_cannot_be_made_skips_the_first_run_and_exits_non_zero
     assert f"not run, no baseline written: `{VENV}` failed (" in out and "No matching distribution found for google-adk" in out
     assert f"fix that, then: {VENV} && agenteval run --new-baseline && agenteval accept" in out
     assert "running the suites" not in out and not (project / ".agenteval" / "baseline.json").exists()
+
+
+@pytest.mark.parametrize(("constraint", "served"), [("^0.5.0", True), ("^1.0.0", True), ("^2.0", False), (">=1.0 <3.0", False)])
+def test_a_poetry_only_project_is_served_when_its_pin_excludes_the_actions_google_adk(tmp_path, capsys, constraint, served):
+    """adk-samples' own layout, no requirements.txt: its venv installs the project (Poetry builds it);
+    a pin that admits the action's google-adk keeps the agent in-process."""
+    project = tmp_path / "weather_desk"
+    shutil.copytree(ROOT / "tests" / "data" / "weather_desk", project)
+    (project / "pyproject.toml").write_text(POETRY.replace('"^1.18.0"', f'"{constraint}"'))
+    assert main(["init", "--no-run", str(project)]) == 0
+    out = capsys.readouterr().out
+    agent = yaml.safe_load((project / "agenteval.yaml").read_text())["suites"][0]["agent"]
+    assert (agent != "weather_desk") == served, agent
+    venv = "python3 -m venv .agenteval/agent-venv && . .agenteval/agent-venv/bin/activate && pip install -e ."
+    assert (venv in out) == served
+    assert (f'pyproject.toml asks for google-adk = "{constraint}" ([tool.poetry.dependencies])' in out) == served
