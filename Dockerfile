@@ -23,9 +23,10 @@ RUN python -m venv --without-pip /opt/agenteval \
     && find /opt/agenteval -depth -type d -name tests -prune -exec rm -rf {} +
 
 # The agent environment the workflow's `install` fills: sees agenteval's packages, keeps their
-# versions (agenteval_ci/action/agent_env.py). It needs only these five modules.
+# versions (agenteval_ci/files/agent_env.py). It needs only these seven modules.
 COPY agenteval_ci/__init__.py agenteval_ci/_release.py agenteval_ci/errors.py /app/agenteval_ci/
 COPY agenteval_ci/action/__init__.py agenteval_ci/action/agent_env.py /app/agenteval_ci/action/
+COPY agenteval_ci/files/__init__.py agenteval_ci/files/agent_env.py /app/agenteval_ci/files/
 WORKDIR /app
 RUN /opt/agenteval/bin/python -m agenteval_ci.action.agent_env /opt/agent-env
 

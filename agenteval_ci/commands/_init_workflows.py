@@ -86,8 +86,7 @@ def _setup(project: ServedProject) -> str:
         if project.cache == "npm":
             step += f"          cache-dependency-path: {project.folder}/package-lock.json\n"
     if project.install:
-        folder = project.folder if project.cwd is None else project.cwd
-        step += f"      - run: {yaml_scalar(project.install)}\n        working-directory: {folder}\n"
+        step += f"      - run: {yaml_scalar(project.install)}\n        working-directory: {project.install_dir}\n"
     return step
 
 

@@ -2,10 +2,11 @@
 workflow runs it (`agenteval init`).
 
 The lines, in the order init prefers them: uv.lock's export, requirements.txt, the project
-itself (`pip install -e .`: pyproject.toml, setup.py), then pyproject.toml's dependencies alone
-(the agent is imported from its folder, so the project need not be built). A line is tried in
-a throwaway virtualenv that sees agenteval's packages, as the action's agent environment does
-(docs/action.md), whose `pip install` runs with `--dry-run`: pip resolves the requirements and
+itself (`pip install -e .`: pyproject.toml, setup.py, setup.cfg), then pyproject.toml's dependencies
+alone, [project]'s or Poetry's (the agent is imported from its folder, so the project need not be
+built). A line is tried as the action runs it: in a throwaway agent environment built by the
+action's own code (files/agent_env.py), seeing agenteval's packages and keeping their versions and
+the action's google-adk as constraints (docs/action.md), whose `pip install` runs with `--dry-run`: pip resolves the requirements and
 runs the project's build backend for its metadata, and installs nothing. The flag is given on the
 command line, not as PIP_DRY_RUN, which pip's own subprocess installing the build backend into its
 isolated build environment would inherit, leaving that environment empty and every build failing. A line that fails
@@ -22,13 +23,15 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sysconfig
 import tempfile
 import tomllib
-import venv
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..files.agent_env import conflict_lines, create, our_versions
+from ..files.pins import poetry_dependencies
+from ..files.served_projects import ACTION_GOOGLE_ADK
 
 TRY_TIMEOUT_SECONDS = 300.0
 UV_EXPORT = ("pip install uv && uv export --frozen --no-hashes -o /tmp/agenteval-requirements.txt"
@@ -75,7 +78,7 @@ def _dependencies(pyproject: Path) -> list[str]:
         return []
     project = data.get("project")
     deps = project.get("dependencies") if isinstance(project, dict) else None
-    return [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
+    return [d for d in deps if isinstance(d, str)] if isinstance(deps, list) else poetry_dependencies(data)
 
 
 def install_lines(root: Path) -> list[InstallLine]:
@@ -85,7 +88,7 @@ def install_lines(root: Path) -> list[InstallLine]:
         lines.append(InstallLine(UV_EXPORT, "uv.lock"))
     if (root / "requirements.txt").is_file():
         lines.append(InstallLine("pip install -r requirements.txt", "requirements.txt"))
-    built = [name for name in ("pyproject.toml", "setup.py") if (root / name).is_file()]
+    built = [name for name in ("pyproject.toml", "setup.py", "setup.cfg") if (root / name).is_file()]
     if built:
         lines.append(InstallLine("pip install -e .", built[0]))
     deps = _dependencies(root / "pyproject.toml") if "pyproject.toml" in built else []
@@ -95,23 +98,21 @@ def install_lines(root: Path) -> list[InstallLine]:
     return lines
 
 
-def _throwaway_env(folder: Path) -> dict[str, str]:
-    """A virtualenv in `folder` seeing this interpreter's packages (pip among them), with a `pip`
-    on PATH that resolves into it and installs nothing; the variables that make it the active one."""
-    venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(folder)
-    paths = {"base": str(folder), "platbase": str(folder)}
-    site = Path(sysconfig.get_path("purelib", scheme="venv", vars=paths))
-    ours = dict.fromkeys([sysconfig.get_path("purelib"), sysconfig.get_path("platlib")])
-    (site / "agenteval-try.pth").write_text("".join(f"{p}\n" for p in ours if p), encoding="utf-8")
-    bin_dir = Path(sysconfig.get_path("scripts", scheme="venv", vars=paths))
-    for name in ("pip", "pip3"):
-        launcher = bin_dir / name
-        launcher.write_text(f"#!{bin_dir / 'python'}\n{_DRY_PIP}")
-        launcher.chmod(0o755)
-    return {"VIRTUAL_ENV": str(folder), "PATH": str(bin_dir)}
+def action_versions() -> dict[str, str]:
+    """The versions the action's install keeps: agenteval's packages as this process has them, and
+    the google-adk the action's image has (the one its agents import)."""
+    return {**our_versions(), "google-adk": ACTION_GOOGLE_ADK}
 
 
-def _summary(output: str) -> str:
+def _throwaway_env(folder: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment the action's `install` runs with (files/agent_env.py: a virtualenv seeing
+    agenteval's packages, their versions as constraints), built in `folder`, its `pip` resolving only."""
+    agent = create(folder, action_versions(), pip=_DRY_PIP)
+    env = agent.install_env({k: v for k, v in environ.items() if k not in ("PYTHONHOME", "PIP_DRY_RUN")})
+    return {**env, "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_PROGRESS_BAR": "off"}
+
+
+def summary(output: str) -> str:
     """The lines of pip's output that say what went wrong, else its last ones (after pip's
     "ERROR: Exception:", a traceback's last line is the reason)."""
     telling = [m[1].strip() for line in output.splitlines() if (m := _TELLING.match(line))]
@@ -121,7 +122,7 @@ def _summary(output: str) -> str:
     return " / ".join(lines[:3])[:600]
 
 
-def _run(command: str, cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int | None, str]:
+def run_shell(command: str, cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int | None, str]:
     """The exit code (None: timed out, the process group killed) and the output."""
     process = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, env=dict(env), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, errors="replace",
@@ -153,12 +154,7 @@ def try_line(line: InstallLine, root: Path, environ: Mapping[str, str], timeout:
     if missing:  # a dry run installs nothing, so a tool the line installs first is not there to run
         return Tried(line, Outcome.UNKNOWN, f"`{missing[0]}` is not installed here")
     with tempfile.TemporaryDirectory(prefix="agenteval-install-try-") as folder:
-        active = _throwaway_env(Path(folder) / "venv")
-        env = {**environ, **active, "PATH": f"{active['PATH']}{os.pathsep}{environ.get('PATH', os.defpath)}",
-               "PIP_NO_INPUT": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_PROGRESS_BAR": "off"}
-        for name in ("PYTHONHOME", "PIP_DRY_RUN"):
-            env.pop(name, None)
-        code, output = _run(line.command, root, env, timeout)
+        code, output = run_shell(line.command, root, _throwaway_env(Path(folder) / "venv", environ), timeout)
     if code == 0:
         return Tried(line, Outcome.WORKS)
     if code is None:
@@ -167,8 +163,9 @@ def try_line(line: InstallLine, root: Path, environ: Mapping[str, str], timeout:
     if code == 127 or (_NOT_FOUND.search(last) and "pip" not in last.split(":")[0]):
         return Tried(line, Outcome.UNKNOWN, f"a command of the line is not installed here ({last.strip()})")
     if _OFFLINE.search(output):
-        return Tried(line, Outcome.UNKNOWN, f"the package index could not be reached ({_summary(output)})")
-    return Tried(line, Outcome.FAILS, _summary(output))
+        return Tried(line, Outcome.UNKNOWN, f"the package index could not be reached ({summary(output)})")
+    conflict = conflict_lines(output)  # what the action's install would name too
+    return Tried(line, Outcome.FAILS, "; ".join(conflict) if conflict else summary(output))
 
 
 def choose(root: Path, environ: Mapping[str, str], timeout: float = TRY_TIMEOUT_SECONDS) -> tuple[InstallLine | None, list[Tried]]:

@@ -4,8 +4,10 @@ Looks at the layout (ADK agent folders, ADK apps in Java, Go or TypeScript it ca
 (files/served_projects.py), eval sets, eval configs, how dependencies are installed), finds
 the credentials the agent's models and the judges need (core/credentials.py), tries the
 install line in a throwaway environment (_install_try.py), writes agenteval.yaml, the gate
-and accept workflows and .gitignore lines for what runs write, runs the suites once and
-accepts the results as the first baseline, then says what to commit and which secrets to add. Run again, it changes nothing: an existing file is kept unless
+and accept workflows and .gitignore lines for what runs write, makes what a served agent needs
+to start (_served_setup.py), runs the suites once and accepts the results as the first baseline,
+then says what to commit and which secrets to add. Without a first baseline it exits non-zero,
+saying why and the command that writes it. Run again, it changes nothing: an existing file is kept unless
 `--force`, and an existing baseline is never re-run or replaced without it.
 
 It writes only a config that loads: every name is quoted by a YAML emitter and escaped for
@@ -32,7 +34,7 @@ from .._release import ACTION, REPOSITORY, VERSION, is_release
 from ..agents.logs import LOG_FILE
 from ..core.adaptive import FIRST_BASELINE_RUNS
 from ..core.credentials import ADK_DEFAULT_MODEL, Credentials, Evidence, credentials_for, looks_like_model
-from ..errors import EXIT_PASSED, AgentevalError, InputError, UsageError, path_problem
+from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, UsageError, path_problem
 from ..files.baseline_outputs import outputs_path
 from ..files.discovery import ADK_CONFIG_NAME, CONFIG_NAMES, STARTER_CONFIG_NAME
 from ..files.project_scan import SOURCE_SUFFIXES, deployment_only, imported_sources, read_dotenv, scan_sources
@@ -44,6 +46,7 @@ from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RES
 from ..schema.settings import JudgeSettings
 from ._init_workflows import GCP_CREDENTIALS, served_workflow, workflow
 from ._install_try import InstallPlan, choose, install_lines, install_text, tried_text
+from ._served_setup import finishing_command, setup_failure
 
 if TYPE_CHECKING:
     from ..files.project import Project
@@ -482,11 +485,17 @@ def _append(path: Path, data: bytes) -> None:
         raise UsageError(f"{printable(path)}: cannot append to it: {path_problem(exc)}") from None
 
 
-def _first_baseline(root: Path, settings: InitSettings) -> bool:
-    """Run the suites and accept the results, as a user would type it; False when no baseline was written."""
+def _first_baseline(root: Path, settings: InitSettings, served: list[ServedProject]) -> int:
+    """Make what the served agents need, run the suites and accept the results, as a user would
+    type it; the exit code: 0 when the baseline was written, the error's when not (with the command
+    that finishes the job)."""
     from .accept import AcceptSettings, accept
     from .run import RunSettings, run
 
+    failed = setup_failure(root, served)
+    if failed:  # the agent cannot start: a first run would fail every case
+        print(f"\nnot run, no baseline written: {failed}\nfix that, then: {finishing_command(served)}")
+        return EXIT_USAGE
     config = str(root / DEFAULT_PROJECT_FILE)
     print(f"\nrunning the suites for a first baseline (every case {FIRST_BASELINE_RUNS} times, to tell flaky cases from "
           f"deterministic ones; docs/baseline.md): agenteval run --config {config} --new-baseline", flush=True)
@@ -497,12 +506,12 @@ def _first_baseline(root: Path, settings: InitSettings) -> bool:
         code = run(first).exit_code
         accept(AcceptSettings(config=config, verbosity=settings.verbosity))
     except AgentevalError as exc:  # the agent would not load, a run or a judge lacked a key: say so, then the next steps
-        print(f"\nno baseline written: {exc}\nfix that, then: agenteval run --new-baseline && agenteval accept")
-        return False
+        print(f"\nno baseline written: {exc}\nfix that, then: {finishing_command(served)}")
+        return exc.exit_code
     if code != EXIT_PASSED:
         print("some cases are below their thresholds today; the baseline keeps them as they are, and the gate "
               "fails a PR when a case gets worse or newly falls below its threshold")
-    return True
+    return EXIT_PASSED
 
 
 def _cd(root: Path) -> str:
@@ -637,16 +646,17 @@ def init(settings: InitSettings) -> Done:
     if any(p.toolchain == "python" for p in layout.served):
         writer.ignore(f"/{AGENT_VENV}/", "the agent's own virtualenv")
     missing = credentials.unset(settings.environ)
+    code = EXIT_PASSED
     if not settings.run:
-        print("\nnot run (--no-run): `agenteval run --new-baseline && agenteval accept` writes the first baseline")
+        print(f"\nnot run (--no-run): `{finishing_command(layout.served)}` writes the first baseline")
     elif (root / DEFAULT_BASELINE).is_file() and not settings.force:
         say(f"\nkept      {DEFAULT_BASELINE} (it exists; `agenteval run` checks against it, --force replaces it)")
     else:
         if missing:
             print(f"\nnot set here: {', '.join(missing)}; the first run may fail without them (next steps say why each is needed)")
-        _first_baseline(root, settings)
+        code = _first_baseline(root, settings, layout.served)
     if {GATE_WORKFLOW, ACCEPT_WORKFLOW} & set(writer.written):
         print(f"\n{action_note()}")
     recorded = outputs_path(DEFAULT_BASELINE).as_posix()  # the baseline's recorded outputs: what a changed judge re-judges
     print(next_steps(layout, [DEFAULT_PROJECT_FILE, ".gitignore", GATE_WORKFLOW, ACCEPT_WORKFLOW, DEFAULT_BASELINE, recorded], findings))
-    return Done(EXIT_PASSED)
+    return Done(code)  # never a pass with the first baseline not written

@@ -19,14 +19,15 @@ name, a missing dev-server dependency) becomes a check in its next steps.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shlex
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from .pins import Pin, pins
 from .project_scan import source_text
 
 MANIFESTS = ("pom.xml", "build.gradle", "build.gradle.kts", "go.mod", "package.json")
@@ -53,6 +54,12 @@ class ServedProject:
     cwd: str | None = None  # where `start` runs, when not `folder`
     app_name: str | None = None  # the app the server serves, when init knows it
     traces: bool = False  # run the OTLP receiver: the judges read what only the agent's spans record
+    made: str = ""  # what `install` makes (relative to where it runs), when init need not run it again once there
+
+    @property
+    def install_dir(self) -> str:
+        """Where `install` runs, relative to init's root: where `start` does."""
+        return self.folder if self.cwd is None else self.cwd
 
     def agent(self) -> dict[str, Any]:
         """The suite's `agent:` mapping, as docs/agents.md documents it."""
@@ -219,53 +226,32 @@ def served_project(root: Path, folder: PurePosixPath, files: list[str], sources:
 # ---------------------------------------------------------------- Python, pinned elsewhere
 
 
-def _requirement_lines(root: Path) -> list[tuple[str, str]]:
-    """(requirement, file) from requirements.txt and pyproject.toml's [project] dependencies."""
-    found = []
-    for line in _text(root / "requirements.txt").splitlines():
-        line = line.split(" #")[0].strip()
-        if line and not line.startswith(("#", "-")):
-            found.append((line, "requirements.txt"))
-    try:
-        project = tomllib.loads(_text(root / "pyproject.toml")).get("project")
-    except tomllib.TOMLDecodeError:
-        project = None
-    deps = project.get("dependencies") if isinstance(project, dict) else None
-    found += [(d, "pyproject.toml") for d in deps if isinstance(d, str)] if isinstance(deps, list) else []
-    return found
-
-
-def pinned_elsewhere(root: Path) -> tuple[str, str] | None:
-    """(the requirement, its file) when the project asks for a google-adk that excludes the one
-    the action runs agents on; None when it does not, or when `packaging` (google-adk's own
-    dependency) is not installed to tell."""
-    try:
-        from packaging.requirements import InvalidRequirement, Requirement
-    except ImportError:
+def pinned_elsewhere(root: Path) -> Pin | None:
+    """The first of the project's google-adk pins (in any packaging style: files/pins.py) that
+    excludes the version the action runs agents on; None when none does, or when `packaging`
+    (google-adk's own dependency) is not installed to tell."""
+    if importlib.util.find_spec("packaging") is None:
         return None
-    for line, source in _requirement_lines(root):
-        try:
-            requirement = Requirement(line)
-        except InvalidRequirement:
-            continue
-        applies = requirement.marker is None or requirement.marker.evaluate()
-        if re.sub(r"[-_.]+", "-", requirement.name).lower() == "google-adk" and applies and requirement.specifier \
-                and not requirement.specifier.contains(ACTION_GOOGLE_ADK, prereleases=True):
-            return str(requirement), source
-    return None
+    return next((pin for pin in pins(root, "google-adk") if not pin.admits(ACTION_GOOGLE_ADK)), None)
 
 
-def python_served(agent: str, pin: tuple[str, str], install: str, port: int = 8000) -> ServedProject:
+def python_served(agent: str, pin: Pin, install: str, port: int = 8000) -> ServedProject:
     """A Python agent folder served by google-adk's `adk api_server` from its own virtualenv."""
     path = PurePosixPath(agent)
-    setup = f"python3 -m venv {AGENT_VENV} && . {AGENT_VENV}/bin/activate && {install or 'pip install ' + shlex.quote(pin[0])}"
-    checks = (f"{pin[1]} asks for {pin[0]}, which excludes the google-adk {ACTION_GOOGLE_ADK} the action imports agents "
-              f"with, so the agent runs in a virtualenv of its own requirements under `adk api_server`",
-              f"create that virtualenv before `agenteval run` on this machine: {setup} (the workflow does it in CI)")
+    setup = agent_venv_command(install or "pip install " + shlex.quote(pin.requirement))
+    checks = (f"{pin.file} asks for {pin.written}, which excludes the google-adk {ACTION_GOOGLE_ADK} the action imports agents "
+              f"with, so the agent runs in a virtualenv of its own requirements under `adk api_server`; to run it inside "
+              f"the action instead, widen that pin to admit {ACTION_GOOGLE_ADK}",
+              f"its virtualenv, made by `agenteval init` before its first run here and by the workflow in CI: {setup}")
     return ServedProject("ADK for Python (its own google-adk)", agent, "python",
                          f"{AGENT_VENV}/bin/adk api_server --host 127.0.0.1 --port {port} {path.parent}",
-                         f"http://127.0.0.1:{port}", ready_timeout_seconds=120, checks=checks, manifest=pin[1],
-                         install=setup, cwd=".", app_name=path.name)
+                         f"http://127.0.0.1:{port}", ready_timeout_seconds=120, checks=checks, manifest=pin.file,
+                         install=setup, cwd=".", app_name=path.name, made=f"{AGENT_VENV}/bin/adk")
+
+
+def agent_venv_command(install: str) -> str:
+    """The line that makes the agent's own virtualenv: the workflow's step, and init's on this machine."""
+    return f"python3 -m venv {AGENT_VENV} && . {AGENT_VENV}/bin/activate && {install}"
 
 
 # google-adk exports its spans to OTEL_EXPORTER_OTLP_* only with this package, which it does not

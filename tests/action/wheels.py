@@ -13,8 +13,10 @@ def record_line(name: str, text: str) -> str:
     return f"{name},sha256={digest},{len(text.encode())}\n"
 
 
-def write_wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = (), module: str | None = None) -> Path:
-    """A pure-Python wheel named `name`; `module` becomes the source of the package of the same name."""
+def write_wheel(folder: Path, name: str, version: str, requires: tuple[str, ...] = (), module: str | None = None,
+                scripts: dict[str, str] | None = None) -> Path:
+    """A pure-Python wheel named `name`; `module` becomes the source of the package of the same name,
+    `scripts` the console scripts pip makes of it (name -> "module:function")."""
     dist = name.replace("-", "_")
     info = f"{dist}-{version}.dist-info"
     files = {
@@ -24,6 +26,8 @@ def write_wheel(folder: Path, name: str, version: str, requires: tuple[str, ...]
     }
     if module is not None:
         files[f"{dist}/__init__.py"] = module
+    if scripts:
+        files[f"{info}/entry_points.txt"] = "[console_scripts]\n" + "".join(f"{k} = {v}\n" for k, v in scripts.items())
     files[f"{info}/RECORD"] = "".join(record_line(n, t) for n, t in files.items()) + f"{info}/RECORD,,\n"
     path = folder / f"{dist}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w") as archive:

@@ -55,7 +55,7 @@ def test_weather_desk_names_both_keys_and_flags_the_install_that_does_not_build(
     project = _copy("weather_desk", tmp_path)
     done = _agenteval(["init"], project)
     out = done.stdout
-    assert done.returncode == 0, out + done.stderr
+    assert done.returncode == 2, out + done.stderr  # no first baseline without the key: never a pass
     steps = out.split("next steps:")[1]
     assert re.search(r"secret +GEMINI_API_KEY +the agent's model gemini-2.5-flash \(weather_desk/agent.py\); the judges' model "
                      r"gemini-2.5-flash \(final_response_match_v2, eval/test_config.json\); the agent reads it \(weather_desk/agent.py\)", steps)
@@ -158,7 +158,7 @@ def test_an_install_line_that_fails_with_no_alternative_is_flagged_in_the_next_s
     pyproject = project / "pyproject.toml"
     pyproject.write_text(pyproject.read_text().replace('dependencies = ["google-adk>=1.20"]\n', ""))
     done = _agenteval(["init"], project)
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.returncode == 2, done.stdout + done.stderr  # the first run lacked the key
     steps = done.stdout.split("next steps:")[1]
     assert re.search(r"install: `pip install -e .` FAILS here \(.*Multiple top-level packages.*\): fix it, or set `install:` in "
                      r"\.github/workflows/agenteval\.yml to a line that works, before the workflow runs", steps)

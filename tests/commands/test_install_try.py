@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import os
 import shutil
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.commands._install_try import UV_EXPORT, InstallLine, Outcome, choose, install_lines, try_line
-from tests.action.wheels import write_wheel
+from agenteval_ci.files.served_projects import ACTION_GOOGLE_ADK
+from tests.action.wheels import user_wheels, write_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 WEATHER_DESK = ROOT / "tests" / "data" / "weather_desk"
@@ -119,3 +121,20 @@ def test_a_tool_the_line_would_install_first_cannot_be_tried(tmp_path):
 def test_a_line_that_hangs_is_stopped(tmp_path):
     tried = try_line(InstallLine(f"{sys.executable} -c 'import time; time.sleep(30)'", "test"), tmp_path, OFFLINE, timeout=0.5)
     assert tried.outcome == Outcome.UNKNOWN and tried.detail == "still running after 0.5s"
+
+
+@pytest.mark.parametrize(("requirement", "refused"), [
+    ("auditor-tools==1.0", "google-adk"),  # a dependency of the agent asks for an older google-adk, as llm-auditor's do
+    ("legacy-lib==1.0", "pydantic"),  # one asks for another version of one of agenteval's packages
+])
+def test_a_line_the_actions_install_refuses_fails_here_too(tmp_path, requirement, refused):
+    """The try runs with the action's constraints (the google-adk its image has, agenteval's other
+    versions), so what the action refuses is not called working here."""
+    wheels = user_wheels(tmp_path / "wheels")
+    write_wheel(wheels, "auditor-tools", "1.0", requires=("google-adk<1.19",))
+    (tmp_path / "requirements.txt").write_text(f"{requirement}\n")
+    tried = try_line(install_lines(tmp_path)[0], tmp_path, {**OFFLINE, "PIP_FIND_LINKS": str(wheels)})
+    assert tried.outcome == Outcome.FAILS, tried
+    assert f"{requirement.split('==')[0]} 1.0 depends on {refused}" in tried.detail
+    kept = ACTION_GOOGLE_ADK if refused == "google-adk" else importlib.metadata.version(refused)
+    assert f"(constraint) {refused}=={kept}" in tried.detail, tried.detail

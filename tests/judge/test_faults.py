@@ -174,7 +174,8 @@ def test_init_writes_no_baseline_while_the_judge_is_down(tmp_path, monkeypatch, 
     with FakeGemini(responder=lambda request: Fault(503, "overloaded")) as fake:
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
-        assert main(["init", str(tmp_path)]) == 0
+        assert main(["init", str(tmp_path)]) == 2  # no first baseline: never a pass
     out = capsys.readouterr().out
     assert "no baseline written" in out and "final_response_match_v2 not evaluated" in out
+    assert "fix that, then: agenteval run --new-baseline && agenteval accept" in out
     assert not (tmp_path / ".agenteval" / "baseline.json").exists()
