@@ -76,8 +76,13 @@ class ConnectRetries(httpx.AsyncBaseTransport):
 
 
 class AgentHttp:
-    """One connection pool per suite, sized to its concurrency. `gone` names why the started
-    server is gone (or None), so a refused connection says the server died rather than retrying."""
+    """One client per suite, at most its concurrency of connections, each used for one request.
+    A kept-alive connection can be closed by the server just as we send on it (uvicorn closes
+    one after a 500 without saying `Connection: close`, and every server closes idle ones): the
+    request, never read, would fail "after it was sent", and we may not retry what may have been
+    a turn. A connection per request costs a connect per turn, little beside a model call.
+    `gone` names why the started server is gone (or None), so a refused connection says the
+    server died rather than retrying."""
 
     def __init__(self, headers: dict[str, str], connections: int, gone: Callable[[], Optional[str]] = lambda: None):
         self._headers = headers
@@ -88,7 +93,7 @@ class AgentHttp:
     @property
     def client(self) -> httpx.AsyncClient:
         if self._client is None:  # made inside the run's event loop
-            limits = httpx.Limits(max_connections=self._connections, max_keepalive_connections=self._connections)
+            limits = httpx.Limits(max_connections=self._connections, max_keepalive_connections=0)  # none reused (above)
             transport = ConnectRetries(httpx.AsyncHTTPTransport(limits=limits, trust_env=False), self._gone)
             timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
             self._client = httpx.AsyncClient(headers=self._headers, transport=transport, timeout=timeout, follow_redirects=False, trust_env=False)
