@@ -8,6 +8,7 @@ import json
 import select
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
 
@@ -206,3 +207,29 @@ def test_a_connection_the_server_closes_after_an_error_does_not_fail_the_next_ca
     assert code == 1
     assert "answered HTTP 500" in errors["oslo"][0]
     assert errors["rome"] == errors["rome_again"] == [None]  # each case after the error opened and ran its session
+
+
+@pytest.mark.parametrize("status", [401, 403])
+@pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer wrong"}])
+def test_a_server_refusing_the_ready_check_fails_the_runs_at_once_saying_what_to_set(tmp_path, status, headers):
+    with Recorder(lambda handler: (status, {"detail": "Not authenticated"})) as server:
+        agent = {"kind": "adk_api_server", "url": server.url, "app_name": "weather", "ready_timeout_seconds": 20, "headers": headers}
+        started = time.monotonic()
+        code, results = _run(write_project(tmp_path, agent, [weather_case("rome", ["Rome"]), weather_case("paris", ["Paris"])]))
+        took = time.monotonic() - started
+        polled = len(server.seen)
+    assert code == 1 and took < 10 and polled == 1  # one answer, not 20 s of polling
+    errors = _errors(results)
+    assert errors[0] == errors[1] and f"GET {server.url}/list-apps answered HTTP {status}" in errors[0]
+    if headers:
+        assert "the agent's headers (Authorization) were refused: check their values" in errors[0]
+    else:
+        assert "set the credentials it asks for in the agent's `headers`" in errors[0]
+
+
+def test_a_ready_check_on_another_server_refused_says_the_headers_do_not_go_there(tmp_path):
+    with Recorder(lambda handler: (401, {})) as elsewhere, Recorder(weather) as server:
+        agent = {"kind": "http", "url": server.url, "ready": f"{elsewhere.url}/ready", "headers": {"Authorization": "Bearer s3cret"}}
+        code, results = _run(write_project(tmp_path, agent, [weather_case("rome", ["Rome"])]))
+    assert code == 1 and len(elsewhere.seen) == 1 and not server.seen
+    assert "the agent's `headers` go only to its own server: point `ready` at a check there" in _errors(results)[0]
