@@ -308,3 +308,18 @@ def test_a_token_budget_holds_a_callable_that_reports_its_usage(tmp_path, monkey
     assert code == 1
     assert "over budget on token_usage_v1" in out and "over budget on cost_usd" in out
 
+
+@pytest.mark.parametrize("not_evaluated", ["fail", "warn"])
+def test_a_budget_on_a_callable_that_reports_no_usage_is_not_measured_never_a_silent_pass(tmp_path, monkeypatch, capsys, not_evaluated):
+    config = _usage_project(tmp_path, "unmeasured", {"token_usage_v1": "+10%"}, not_evaluated)
+    _run_config(config, "first")
+    assert main(["accept", str(tmp_path / "first.json"), "--config", str(config)]) == 0
+    capsys.readouterr()
+    code, _ = _run_config(config, "again")
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    assert "default token_usage_v1 (tokens per turn, the cases summed): –, allowed +10%: not measured" in shown
+    assert "no run of the suite reported tokens per turn (first: default/home/kitchen: token_usage_v1 not reported by any run)" in shown
+    assert "a Python callable's or an HTTP agent's reply: `usage`" in shown and "`suite_budgets: {default: {token_usage_v1: null}}`" in shown
+    failed = "the budget on token_usage_v1 was not measured" in captured.out  # a reason of the verdict
+    assert (code, failed) == ((1, True) if not_evaluated == "fail" else (0, False))  # `warn`: shown, not failed
