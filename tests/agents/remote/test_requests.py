@@ -154,12 +154,17 @@ class DropsAfterAnError(ThreadingHTTPServer):
 
     def __init__(self) -> None:
         self.requests: list[str] = []
+        self.connections = 0
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def log_message(self, *args):
                 pass
+
+            def setup(self):
+                super().setup()
+                self.server.connections += 1
 
             def do_GET(self):  # the ready check
                 self._answer(200, [])
@@ -207,6 +212,7 @@ def test_a_connection_the_server_closes_after_an_error_does_not_fail_the_next_ca
     assert code == 1
     assert "answered HTTP 500" in errors["oslo"][0]
     assert errors["rome"] == errors["rome_again"] == [None]  # each case after the error opened and ran its session
+    assert server.connections == 2  # the error's connection was dropped; the others were kept alive
 
 
 @pytest.mark.parametrize("status", [401, 403])
