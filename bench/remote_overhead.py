@@ -146,7 +146,7 @@ def _sample(turns: Callable[[asyncio.Semaphore, list[float]], object]) -> Sample
 def start_and_stop(config: Path) -> tuple[float, float]:
     """Seconds from the first run's start until the server is ready, and to stop it."""
     suite = load_project(config).suites[0]
-    case = suite.eval_sets[0].cases[0]
+    case = next(suite.eval_sets[0].cases())
 
     async def both() -> tuple[float, float]:
         agent = load_agent(suite.agent, suite.base_dir, CONCURRENCY)

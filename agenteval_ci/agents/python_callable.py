@@ -8,9 +8,12 @@ It returns the response text, or a reply object (docs/config.md has the shapes):
     {"response": str, "steps": [{"text"} | {"name", "args", "response"}, ...], "app_details": {...}}
     {"response": str, "predicted_trajectory": [{"tool_name", "tool_input"}]}   # Vertex's shape
 
-A tool call's `response` is what the tool returned; `steps` keeps the texts the agent wrote
-between calls, in order. The turn is recorded as the ADK adapter records an ADK agent's
-(events: text, call, response, ...), so the judges see the same context for both.
+Each object may add "usage" ({"input_tokens", "output_tokens"}, or a list: one per model call
+of the turn) and "model" (what prices it), as the JSON contract's reply does: without them the
+turn's tokens and cost are unknown. A tool call's `response` is what the tool returned; `steps`
+keeps the texts the agent wrote between calls, in order. The turn is recorded as the ADK adapter
+records an ADK agent's (events: text, call, response, ..., one per model call with its usage), so
+the judges and the budgets see the same turn for both.
 
 The reply is checked here, at the boundary: it must be plain JSON within limits, and lone
 surrogates are repaired, so every later sink (results file, judge prompts and cache keys,
@@ -32,11 +35,12 @@ from typing import Any, Callable, Optional, Union
 
 import pydantic
 
-from ..schema import AppDetails, Content, EvalCase, FunctionCall, Invocation, InvocationEvent, InvocationEvents, Part
+from ..schema import AppDetails, Content, EvalCase, FunctionCall, Invocation, InvocationEvent, InvocationEvents, Part, UsageMetadata
 from ..schema._base import StrictModel
 from ..schema.content import FunctionResponse
 from . import AgentExited, describe_import_error
 from ._imports import import_file, import_module, on_path
+from .traces.turn import ModelField, UsageField, usage_events, usage_records
 
 INTERMEDIATE_TEXTS = "intermediate_texts"  # what a reply without `steps` cannot report
 DEFAULT_AUTHOR = "agent"  # the events' author when the reply names no agent in app_details
@@ -52,7 +56,8 @@ REPLY_SHAPES = (
     'the response text, or {"response": str, "tool_calls": [{"name": str, "args": {...}, "response": ...}], '
     '"app_details": {...}}, with "steps" instead of "tool_calls" to keep texts between calls '
     '([{"text": str} or a tool call, ...]), or {"response": str, "predicted_trajectory": '
-    '[{"tool_name": str, "tool_input": {...}}]}; see docs/config.md'
+    '[{"tool_name": str, "tool_input": {...}}]}; any object may add "usage": {"input_tokens": int, '
+    '"output_tokens": int} (or a list, one per model call) and "model": str; see docs/config.md'
 )
 
 
@@ -183,7 +188,14 @@ class _Step(StrictModel):
         return self
 
 
-class _Reply(StrictModel):
+class _Reported(StrictModel):
+    """What the turn's model calls used, as the JSON contract's reply says it (docs/agents.md)."""
+
+    usage: UsageField = None
+    model: ModelField = None
+
+
+class _Reply(_Reported):
     response: str
     tool_calls: Optional[list[_Step]] = None
     steps: Optional[list[_Step]] = None
@@ -203,7 +215,7 @@ class _VertexToolCall(StrictModel):
     tool_input: dict[str, Any] = {}
 
 
-class _VertexReply(StrictModel):
+class _VertexReply(_Reported):
     response: str
     predicted_trajectory: list[_VertexToolCall] = []
     app_details: Optional[AppDetails] = None
@@ -224,6 +236,8 @@ class ParsedReply:
     steps: list[Step]
     app_details: Optional[AppDetails] = None
     reports_texts: bool = False  # the reply could hold texts between calls (`steps`, or no calls at all)
+    usage: Optional[list[UsageMetadata]] = None  # one per model call; None: not reported
+    model: Optional[str] = None
 
     @property
     def tool_calls(self) -> list[FunctionCall]:
@@ -272,19 +286,19 @@ def parse_reply(value: Any) -> ParsedReply:
         if "predicted_trajectory" in data:
             vertex = _VertexReply.model_validate(data)
             steps: list[Step] = [_tool_step(t.tool_name, t.tool_input, None, False) for t in vertex.predicted_trajectory]
-            return ParsedReply(vertex.response, steps, vertex.app_details, reports_texts=not steps)
+            return ParsedReply(vertex.response, steps, vertex.app_details, not steps, usage_records(vertex.usage), vertex.model)
         reply = _Reply.model_validate(data)
     except pydantic.ValidationError as exc:
         raise AgentReplyError(f"the agent returned an invalid reply: {_shape_error(exc)}; expected {REPLY_SHAPES}") from None
     steps = [_from_step(step) for step in (reply.steps if reply.steps is not None else reply.tool_calls or [])]
     reports_texts = reply.steps is not None or not steps
-    return ParsedReply(reply.response, steps, reply.app_details, reports_texts)
+    return ParsedReply(reply.response, steps, reply.app_details, reports_texts, usage_records(reply.usage), reply.model)
 
 
 # ---------------------------------------------------------------- the turn, as ADK records one
 
 
-def record_steps(steps: list[Step], author: str) -> InvocationEvents:
+def record_steps(steps: list[Step], author: str) -> list[InvocationEvent]:
     """The events an ADK agent's turn would leave: a text, a call, the tool's response, in order."""
     events = []
     for step in steps:
@@ -295,7 +309,7 @@ def record_steps(steps: list[Step], author: str) -> InvocationEvents:
         events.append(InvocationEvent(author=author, content=Content(role="model", parts=[Part(function_call=step.call)])))
         if step.response is not None:
             events.append(InvocationEvent(author=author, content=Content(role="user", parts=[Part(function_response=step.response)])))
-    return InvocationEvents(invocation_events=events)
+    return events
 
 
 def _author(app_details: Optional[AppDetails]) -> str:
@@ -322,11 +336,13 @@ class CallableConversation:
         if not reply.reports_texts:
             self._unreported[INTERMEDIATE_TEXTS] = None
         self._session.history.append(Turn(text, reply.response, reply.tool_calls))
+        author = _author(reply.app_details)
+        events = record_steps(reply.steps, author) + usage_events(reply.usage, author, reply.model)
         return Invocation(
             invocation_id=str(uuid.uuid4()),
             user_content=user_content,
             final_response=Content.from_text(reply.response, "model"),
-            intermediate_data=record_steps(reply.steps, _author(reply.app_details)),
+            intermediate_data=InvocationEvents(invocation_events=events),
             creation_timestamp=time.time(),
             duration=round(time.monotonic() - started, 3),
             app_details=reply.app_details,

@@ -223,7 +223,7 @@ class BudgetSummary:
     suite: str
     key: str
     budget: float  # the allowed increase, 0.1 for +10%
-    verdict: str  # breached | within | unsure (num_runs: auto, not the last look) | no baseline
+    verdict: str  # breached | within | unsure (num_runs: auto, not the last look) | no baseline | not measured
     cases: int  # paired cases
     baseline_total: float | None  # the paired cases' mean figures, summed: per run of the suite
     candidate_total: float | None
@@ -312,22 +312,34 @@ class _Pairs(Collection[_Pair]):
         return any(p == item for p in self)
 
 
-def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> tuple[_Pairs, list[str]]:
+def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> tuple[_Pairs, list[str], str]:
+    """The paired cases, the cases that lost the figure, and why no run of the suite has it now
+    ("" when one has, or no case ran without failing)."""
     pairs, lost = _Pairs(), []
+    measured, unmeasured = False, ""
     for case in results.cases:
         if case.suite != suite:
             continue
+        now = [v for v in (run_figure(r, key) for r in case.runs) if v is not None]
+        measured = measured or bool(now)
+        if not now and not case.run_errors and not unmeasured:
+            unmeasured = f"{case.key}: {_missing(case, key)}"
         old = baseline.case(case.suite, case.eval_set_id, case.eval_id)
         before = [v for v in (old.figures.get(key, []) if old is not None and _same_test(old, case) else []) if v is not None]
         if not before:
             continue
-        now = [v for v in (run_figure(r, key) for r in case.runs) if v is not None]
         if not now:
             if not case.run_errors:
                 lost.append(f"{case.key}: {_missing(case, key)}")
             continue
         pairs.add(case.key, before, now)
-    return pairs, lost
+    return pairs, lost, "" if measured else unmeasured
+
+
+NOT_MEASURED = "not measured"
+_USAGE = ("its model calls' token usage (ADK's events; a Python callable's or an HTTP agent's reply: `usage`, "
+          "with `model` to price it; or its traces)")
+_REPORTED_BY = {"invocation_duration_v1": "its turns' durations"}
 
 
 def _same_test(old: BaselineCase | None, case: ScoredCase) -> bool:
@@ -500,10 +512,15 @@ def runs_to_settle(pairs: Collection[_Pair], rise: Rise, alpha: float) -> int | 
 
 
 def budget_summary(suite: str, key: str, budget: float, pairs: Collection[_Pair], lost: list[str], alpha: float,
-                   last_look: bool = True, looks: Looks = Looks(), power: float = 0.9) -> BudgetSummary:
+                   last_look: bool = True, looks: Looks = Looks(), power: float = 0.9, unmeasured: str = "") -> BudgetSummary:
     """Deterministic: any case's rise beyond the budget breaches it. Otherwise the typical case's
     rise must be beyond the budget and beyond noise (one-sided: did it rise?). The suite's total
-    is reported beside it (what the bill says), with its own bound."""
+    is reported beside it (what the bill says), with its own bound. `unmeasured`: why no run of
+    the suite has the figure now (a budget no evidence can hold, not one that passed)."""
+    if not pairs and unmeasured:
+        why = (f"no run of the suite reported {FIGURES[key].what} (first: {unmeasured}); the agent must report "
+               f"{_REPORTED_BY.get(key, _USAGE)}, or drop this budget for the suite (`suite_budgets: {{{suite}: {{{key}: null}}}}`)")
+        return BudgetSummary(suite, key, budget, NOT_MEASURED, 0, None, None, None, None, "stochastic", reason=why, lost=tuple(lost))
     if not pairs:
         why = ("no case of the baseline has this figure for the same test: accept a baseline made with this budget set "
                "(from runs that report the figure: a model's usage, a price, turn durations)")
@@ -589,8 +606,8 @@ def compare_budgets(results: ScoredResults, baseline: Baseline | None, settings:
             continue
         alpha = (1 - settings.confidence) * ALPHA_SPENT / len(budgets)
         for key, budget in sorted(budgets.items()):
-            pairs, lost = _pairs(results, baseline, suite, key)
-            found.append(budget_summary(suite, key, budget, pairs, lost, alpha, last_look, looks_of(results), settings.power))
+            pairs, lost, unmeasured = _pairs(results, baseline, suite, key)
+            found.append(budget_summary(suite, key, budget, pairs, lost, alpha, last_look, looks_of(results), settings.power, unmeasured))
     return tuple(found)
 
 
@@ -606,7 +623,7 @@ def over_budget_cases(budgets: Iterable[BudgetSummary]) -> dict[str, list[str]]:
 
 
 def budget_reasons(budgets: Iterable[BudgetSummary]) -> tuple[list[str], list[str]]:
-    """(why the gate fails, figures the baseline had that are missing now)."""
+    """(why the gate fails, figures missing now: those the baseline had, and budgets no run measured)."""
     failed, lost = [], []
     for s in budgets:
         if s.breached:
@@ -616,6 +633,8 @@ def budget_reasons(budgets: Iterable[BudgetSummary]) -> tuple[list[str], list[st
                           + (f"; most: {shown}" if shown else ""))
         if s.lost:
             lost.append(f"{s.suite}: {len(s.lost)} case(s) lost the budgeted figure {s.key} (first: {s.lost[0]})")
+        elif s.verdict == NOT_MEASURED:
+            lost.append(f"{s.suite}: the budget on {s.key} was not measured: {s.reason}")
     return failed, lost
 
 
@@ -653,7 +672,7 @@ def budget_reruns(results: ScoredResults, baseline: Baseline | None, settings: G
             return [], f"{s.suite}: over budget on {s.key} ({change_text(s.increase)} against {percent(s.budget)})"
         if s.verdict != "unsure" or baseline is None:
             continue
-        pairs, _ = _pairs(results, baseline, s.suite, s.key)
+        pairs = _pairs(results, baseline, s.suite, s.key)[0]
         offset = _offset(pairs)
         noise = {p.delta.case: shuffled(p, offset).spread for p in pairs if not p.settled and len(p.now) < looks.last}
         top = max(noise.values(), default=0.0) or 1.0
@@ -704,7 +723,7 @@ def _suite_cost(results: ScoredResults, baseline: Baseline | None, suite: str) -
         else:
             means.append(mean)
     cost = None if missing or not means else sum(means)
-    pairs, _ = _pairs(results, baseline, suite, "cost_usd") if baseline else (_Pairs(), [])
+    pairs = _pairs(results, baseline, suite, "cost_usd")[0] if baseline else _Pairs()
     before = sum(p.delta.baseline for p in pairs) if pairs else None
     after = sum(p.delta.candidate for p in pairs) if pairs else None
     change = _finite(_increase(before, after)) if before is not None and after is not None else None

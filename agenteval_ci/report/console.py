@@ -109,7 +109,8 @@ def render_budgets(comparison: Comparison, style: Style = PLAIN) -> str:
     cases that drove a breach under it. Empty when no budget is set."""
     lines = []
     for b in comparison.budgets:
-        verdict = {"breached": style.paint("over budget", "red"), "no baseline": "no baseline figures"}.get(b.verdict, "within budget")
+        verdict = {"breached": style.paint("over budget", "red"), "no baseline": "no baseline figures",
+                   "not measured": style.paint("not measured", "yellow")}.get(b.verdict, "within budget")
         verdict = style.paint("within budget, unsure", "yellow") if b.doubtful else verdict
         figures = f"{fmt_figure(b.key, b.baseline_total)} → {fmt_figure(b.key, b.candidate_total)} ({change_text(b.increase)})" if b.cases else "–"
         lines.append(f"  {b.suite} {b.key} ({b.what}, the cases summed): {figures}, allowed {percent(b.budget)}: {verdict}")

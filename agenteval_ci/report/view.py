@@ -163,7 +163,7 @@ def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
     return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
 
 
-_BUDGET_VERDICTS = {"breached": "🔴 over budget", "within": "within budget", "no baseline": "no baseline figures"}
+_BUDGET_VERDICTS = {"breached": "🔴 over budget", "within": "within budget", "no baseline": "no baseline figures", "not measured": "🟡 not measured"}
 
 
 def _budget_row(s: BudgetSummary) -> BudgetRow:

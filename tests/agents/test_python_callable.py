@@ -200,6 +200,9 @@ def test_plain_json_is_made_of_python_values_and_text_is_repaired():
         ({"response": "x", "steps": [{"args": {}}]}, "at $.steps[0]: a step is a text"),
         ({"response": 5}, "at $.response: Input should be a valid string"),
         ({"response": "x", "predicted_trajectory": [{"tool_name": "f", "tool_output": 1}]}, "unknown key 'tool_output'"),
+        ({"response": "x", "usage": {"input_tokens": -1}}, "at $.usage[0].input_tokens: Input should be greater than or equal to 0"),
+        ({"response": "x", "usage": [{"input_tokens": 1, "tokens": 2}]}, "at $.usage[0].tokens: unknown key 'tokens'"),
+        ({"response": "x", "model": ""}, "at $.model: String should have at least 1 character"),
         ({"response": "x" * 10_000_001}, "the reply's strings hold more than 10,000,000 characters"),
         ({"response": "x", "tool_calls": [{"name": "f", "args": {"v": list(range(100_001))}}]}, "the reply holds more than 100,000 values"),
     ],
@@ -217,7 +220,7 @@ def test_a_tool_response_is_recorded_as_adk_records_a_tools_return_value():
         {"name": "c", "args": {}, "response": None},
         {"name": "d", "args": {}},
     ]})
-    events = record_steps(reply.steps, "agent").invocation_events
+    events = record_steps(reply.steps, "agent")
     responses = [p.function_response for e in events for p in e.content.parts if p.function_response]
     assert [(r.name, r.response) for r in responses] == [("a", {"ok": True}), ("b", {"result": [1]}), ("c", {"result": None})]
     assert not reply.reports_texts  # tool calls without `steps`: the texts between them are unknown
@@ -244,3 +247,79 @@ def test_a_judge_of_the_response_alone_flags_unreported_texts_only_when_it_reads
         ]
     assert [run.score for run in runs] == [1.0, 1.0]
     assert [run.judged_without for run in runs] == [["intermediate_texts"], None]
+
+
+USAGE_AGENT = """
+import os
+
+def measured(text, session):
+    tokens = int(os.environ["AGENT_TOKENS"])
+    calls = [{"input_tokens": tokens, "output_tokens": tokens // 10}] * 2  # two model calls in the turn
+    return {"response": "It is 21 degrees.", "usage": calls, "model": "gemini-2.5-flash"}
+
+def vertex(text, session):
+    return {"response": "It is 21 degrees.", "predicted_trajectory": [], "usage": {"input_tokens": 5}, "model": "m"}
+
+def unmeasured(text, session):
+    return "It is 21 degrees."
+"""
+
+
+def _usage_project(tmp_path, function, budgets, not_evaluated="fail"):
+    (tmp_path / "agent.py").write_text(USAGE_AGENT)
+    case = {"eval_id": "kitchen", "conversation": [{**TURN, "final_response": {"role": "model", "parts": [{"text": "It is 21 degrees."}]}}]}
+    (tmp_path / "home.evalset.json").write_text(json.dumps({"eval_set_id": "home", "eval_cases": [case]}))
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"response_match_score": 0.5}}))
+    gate = {"budgets": budgets, "not_evaluated": not_evaluated}
+    config = {"gate": gate, "suites": [{"agent": f"agent.py:{function}", "eval_sets": ["home.evalset.json"], "num_runs": 2}]}
+    (tmp_path / "agenteval.yaml").write_text(json.dumps(config))
+    return tmp_path / "agenteval.yaml"
+
+
+def _run_config(config, name):
+    out = config.parent / f"{name}.json"
+    code = main(["run", "--config", str(config), "--json", str(out), "-q"])
+    return code, json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_a_callables_usage_and_model_are_recorded_per_model_call_and_priced(tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENT_TOKENS", "1000")
+    config = _usage_project(tmp_path, "measured", {"token_usage_v1": "+10%"})
+    code, results = _run_config(config, "first")
+    assert code == 0
+    run = results["cases"][0]["runs"][0]
+    events = run["invocations"][0]["intermediate_data"]["invocation_events"]
+    assert [(e["usage_metadata"]["prompt_token_count"], e["usage_metadata"]["candidates_token_count"], e["model_version"]) for e in events] == [
+        (1000, 100, "gemini-2.5-flash")] * 2
+    assert run["cost_usd"] > 0
+    vertex = parse_reply({"response": "x", "predicted_trajectory": [], "usage": {"input_tokens": 5}, "model": "m"})
+    assert [(u.prompt_token_count, u.total_token_count) for u in vertex.usage] == [(5, 5)] and vertex.model == "m"
+
+
+def test_a_token_budget_holds_a_callable_that_reports_its_usage(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("AGENT_TOKENS", "1000")
+    config = _usage_project(tmp_path, "measured", {"token_usage_v1": "+10%", "cost_usd": "+10%"})
+    _run_config(config, "first")
+    assert main(["accept", str(tmp_path / "first.json"), "--config", str(config)]) == 0
+    monkeypatch.setenv("AGENT_TOKENS", "2000")
+    capsys.readouterr()
+    code, _ = _run_config(config, "doubled")
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "over budget on token_usage_v1" in out and "over budget on cost_usd" in out
+
+
+@pytest.mark.parametrize("not_evaluated", ["fail", "warn"])
+def test_a_budget_on_a_callable_that_reports_no_usage_is_not_measured_never_a_silent_pass(tmp_path, monkeypatch, capsys, not_evaluated):
+    config = _usage_project(tmp_path, "unmeasured", {"token_usage_v1": "+10%"}, not_evaluated)
+    _run_config(config, "first")
+    assert main(["accept", str(tmp_path / "first.json"), "--config", str(config)]) == 0
+    capsys.readouterr()
+    code, _ = _run_config(config, "again")
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    assert "default token_usage_v1 (tokens per turn, the cases summed): –, allowed +10%: not measured" in shown
+    assert "no run of the suite reported tokens per turn (first: default/home/kitchen: token_usage_v1 not reported by any run)" in shown
+    assert "a Python callable's or an HTTP agent's reply: `usage`" in shown and "`suite_budgets: {default: {token_usage_v1: null}}`" in shown
+    failed = "the budget on token_usage_v1 was not measured" in captured.out  # a reason of the verdict
+    assert (code, failed) == ((1, True) if not_evaluated == "fail" else (0, False))  # `warn`: shown, not failed

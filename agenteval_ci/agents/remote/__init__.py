@@ -24,12 +24,13 @@ from ...schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig
 from ..logs import LOG_FILE
 from ..traces.mapping import TraceContentMissing, turn_from_spans
 from ..traces.turn import TurnRecord, to_invocation
-from .http import AgentHttp, RemoteAgentError, joined
+from .http import AgentHttp, RemoteAgentError, joined, same_origin
 from .process import AgentProcess, agent_environment, guard_exits
 from .receiver import OtlpReceiver, TraceMissing, TurnQuery
 from .session import Session, TurnContext
 
 READY_POLL = (0.05, 0.1, 0.2, 0.5)
+REFUSED = (401, 403)  # the ready check's answers that waiting does not change: fail at once
 
 
 class Kind(Protocol):
@@ -204,9 +205,22 @@ class RemoteAgent:
                 response = await self.http.probe(url, self.config.url, timeout=2.0)
             except Exception as exc:  # any failure is "not ready yet"
                 return f"GET {url}: {type(exc).__name__}: {exc}"
+            if response.status_code in REFUSED:
+                raise RemoteAgentError(self._refused(url, response.status_code))
             return "" if response.is_success else f"GET {url} answered HTTP {response.status_code}"
 
         return http_probe
+
+    def _refused(self, url: str, status: int) -> str:
+        """What to set when the ready check is refused: the credentials, or a check needing none."""
+        config = self.config
+        if not same_origin(url, config.url):
+            fix = "the agent's `headers` go only to its own server: point `ready` at a check there, or one that needs no credentials"
+        elif config.headers:
+            fix = f"the agent's headers ({', '.join(config.headers)}) were refused: check their values"
+        else:
+            fix = "set the credentials it asks for in the agent's `headers` (e.g. `Authorization: Bearer ${AGENT_TOKEN}`)"
+        return f"the agent at {config.url} refused the ready check: GET {url} answered HTTP {status}; {fix}"
 
     async def _tcp_probe(self) -> str:
         parts = urlsplit(self.config.url)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Callable, Optional, TypeVar
+from typing import Any, AsyncIterator, Callable, Optional, TypeVar
 from urllib.parse import urlsplit
 
 import httpx
@@ -75,6 +75,46 @@ class ConnectRetries(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
+class DropAfterError(httpx.AsyncBaseTransport):
+    """An error answer's connection is closed once its body is read, never reused: a server may
+    close it right after (uvicorn does after a 500, without `Connection: close`), and a request
+    sent on it then is never read yet fails "after it was sent", where we may not retry it (it
+    may be a turn). Keep-alive stays for the rest: a connect per turn costs ~10 ms here
+    (bench/remote_overhead.py)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport):
+        self._inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self._inner.handle_async_request(request)
+        connection = response.extensions.get("network_stream")  # httpcore's, documented
+        if response.status_code >= 400 and connection is not None:
+            response.stream = _ClosingStream(response.stream, connection)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _ClosingStream(httpx.AsyncByteStream):
+    """The body as it comes; closing it closes the connection first, so the pool, taking the
+    connection back, finds its socket closed and discards it."""
+
+    def __init__(self, body: Any, connection: Any):
+        self._body = body
+        self._connection = connection
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._body:
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self._connection.aclose()
+        finally:
+            await self._body.aclose()
+
+
 class AgentHttp:
     """One connection pool per suite, sized to its concurrency. `gone` names why the started
     server is gone (or None), so a refused connection says the server died rather than retrying."""
@@ -89,7 +129,7 @@ class AgentHttp:
     def client(self) -> httpx.AsyncClient:
         if self._client is None:  # made inside the run's event loop
             limits = httpx.Limits(max_connections=self._connections, max_keepalive_connections=self._connections)
-            transport = ConnectRetries(httpx.AsyncHTTPTransport(limits=limits, trust_env=False), self._gone)
+            transport = ConnectRetries(DropAfterError(httpx.AsyncHTTPTransport(limits=limits, trust_env=False)), self._gone)
             timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
             self._client = httpx.AsyncClient(headers=self._headers, transport=transport, timeout=timeout, follow_redirects=False, trust_env=False)
         return self._client

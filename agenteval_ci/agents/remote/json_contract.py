@@ -16,13 +16,13 @@ and the reply is
 
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 import pydantic
 from pydantic import ConfigDict, Field
 
 from ...schema import Content, EvalCase
-from ..traces.turn import ToolStep, TurnRecord, as_response, usage_record
+from ..traces.turn import ModelField, ToolStep, TurnRecord, UsageField, as_response, usage_records
 from .http import parse_reply
 from .session import Session, TurnContext
 
@@ -39,17 +39,12 @@ class ToolCallReply(_Contract):
     agent: Optional[str] = None
 
 
-class UsageReply(_Contract):
-    input_tokens: Optional[int] = Field(default=None, ge=0)
-    output_tokens: Optional[int] = Field(default=None, ge=0)
-
-
 class TurnReply(_Contract):
     response: str
     tool_calls: Optional[list[ToolCallReply]] = None
-    usage: Optional[Union[UsageReply, list[UsageReply]]] = None
+    usage: UsageField = None
     state: Optional[dict[str, Any]] = None
-    model: Optional[str] = Field(default=None, min_length=1, max_length=200)  # the model the usage is of: what prices it
+    model: ModelField = None
     agent: Optional[str] = None  # the author of the answer (default "agent")
     metadata: Any = None  # free for the agent; ignored
 
@@ -65,7 +60,6 @@ def request_body(session: Session, text: str, turn: int) -> dict[str, Any]:
 
 
 def turn_record(reply: TurnReply) -> TurnRecord:
-    usage = reply.usage if isinstance(reply.usage, list) else [reply.usage] if reply.usage else None
     steps = None
     if reply.tool_calls is not None:
         steps = [
@@ -75,7 +69,7 @@ def turn_record(reply: TurnReply) -> TurnRecord:
     return TurnRecord(
         final_text=reply.response,
         steps=steps,
-        usage=[usage_record(u.input_tokens, u.output_tokens) for u in usage] if usage else None,
+        usage=usage_records(reply.usage),
         author=reply.agent,
         model_version=reply.model,
     )

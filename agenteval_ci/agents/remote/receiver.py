@@ -13,6 +13,7 @@ import asyncio
 import gzip
 import json
 import socket
+import sys
 import threading
 import zlib
 from collections import defaultdict
@@ -162,6 +163,13 @@ class _Server(ThreadingHTTPServer):
         with self._open_lock:
             self._open.pop(request, None)
         super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection the exporter reset or dropped (it stopped with its keep-alive connection
+        open) ends its handler quietly; anything else is our bug, printed as socketserver does."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
 
     def close_connections(self) -> None:
         with self._open_lock:

@@ -10,7 +10,10 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Annotated, Any, Optional
+
+import pydantic
+from pydantic import ConfigDict, Field
 
 from ...schema import AppDetails, Content, FunctionCall, FunctionResponse, Invocation, InvocationEvent, InvocationEvents, Part, UsageMetadata
 
@@ -50,6 +53,35 @@ def usage_record(input_tokens: Optional[int], output_tokens: Optional[int]) -> U
     return UsageMetadata(prompt_token_count=input_tokens, candidates_token_count=output_tokens, total_token_count=total)
 
 
+class UsageReply(pydantic.BaseModel):
+    """One model call's tokens, as an agent's reply reports them (the JSON contract, a callable)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: Optional[int] = Field(default=None, ge=0)
+    output_tokens: Optional[int] = Field(default=None, ge=0)
+
+
+def _one_per_call(value: Any) -> Any:
+    """One object is the turn's only model call (a list, not a union: an error's path stays the reply's)."""
+    return [value] if isinstance(value, dict) else value
+
+
+# `usage`: one object, or a list, one per model call of the turn
+UsageField = Annotated[Optional[list[UsageReply]], pydantic.BeforeValidator(_one_per_call)]
+ModelField = Optional[Annotated[str, Field(min_length=1, max_length=200)]]  # the model the usage is of: what prices it
+
+
+def usage_records(usage: Optional[list[UsageReply]]) -> Optional[list[UsageMetadata]]:
+    """A reply's `usage` as one record per model call; None when it reported none (an empty list too)."""
+    return [usage_record(u.input_tokens, u.output_tokens) for u in usage or []] or None
+
+
+def usage_events(usage: Optional[list[UsageMetadata]], author: str, model: Optional[str]) -> list[InvocationEvent]:
+    """One event per model call, as ADK's final-response events carry its usage."""
+    return [InvocationEvent(author=author, usage_metadata=u, model_version=model) for u in usage or []]
+
+
 def _step_events(step: ToolStep, author: str) -> list[InvocationEvent]:
     call = FunctionCall(id=step.call_id, name=step.name, args=step.args)
     events = [InvocationEvent(author=step.agent or author, content=Content(role="model", parts=[Part(function_call=call)]))]
@@ -66,8 +98,7 @@ def to_invocation(user_content: Content, turn: TurnRecord, duration: float) -> I
     events: list[InvocationEvent] = []
     for step in turn.steps or []:
         events.extend(_step_events(step, author))
-    for usage in turn.usage or []:  # one event per model call, as ADK's final-response events carry it
-        events.append(InvocationEvent(author=author, usage_metadata=usage, model_version=turn.model_version))
+    events.extend(usage_events(turn.usage, author, turn.model_version))
     return Invocation(
         invocation_id=turn.invocation_id or str(uuid.uuid4()),
         user_content=user_content,

@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import socket
+import struct
 import threading
+import time
 
 import httpx
 import pytest
@@ -93,3 +96,29 @@ def test_stopping_the_receiver_closes_exporters_connections_and_ends_its_threads
         assert not [t.name for t in threading.enumerate() if t.name.startswith("agenteval-otlp")]
         with pytest.raises(httpx.ConnectError):
             exporter.post(f"{endpoint}/v1/metrics", content=b"")
+
+
+def _reset(connection: socket.socket) -> None:
+    """Closed as a process that exits with the connection open may close it: a reset (RST)."""
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+
+
+@pytest.mark.parametrize("when", ["after its last export", "in the middle of a body"])
+def test_an_exporter_that_resets_its_connection_prints_no_traceback(when, capfd):
+    receiver = OtlpReceiver().start()
+    try:
+        port = int(receiver.endpoint.rsplit(":", 1)[1])
+        connection = socket.create_connection(("127.0.0.1", port))
+        head = b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n"
+        if when == "after its last export":
+            connection.sendall(head % 2 + b"{}")
+            assert connection.recv(4096).startswith(b"HTTP/1.1 200")  # the keep-alive connection stays open
+        else:
+            connection.sendall(head % 1000 + b'{"resourceSpans": [')
+        time.sleep(0.2)  # the handler waits on the connection
+        _reset(connection)
+        time.sleep(0.2)  # ... and reads the reset
+    finally:
+        receiver.stop()
+    assert "Traceback" not in capfd.readouterr().err
