@@ -20,7 +20,7 @@ import sys
 sys.dont_write_bytecode = True  # written below, once, in the unchecked-hash form
 
 RUN_IMPORTS = (
-    "google.adk.agents", "google.adk.apps", "google.adk.artifacts", "google.adk.memory",
+    "google.adk.agents", "google.adk.apps", "google.adk.artifacts", "google.adk.features", "google.adk.memory",
     "google.adk.plugins", "google.adk.runners", "google.adk.sessions", "google.adk.tools",
     "google.auth", "google.genai", "google.genai.errors", "google.genai.types",
     "httpx", "jinja2", "pydantic", "requests", "rouge_score.rouge_scorer", "yaml",

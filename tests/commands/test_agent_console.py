@@ -52,6 +52,8 @@ def test_a_tool_that_raises_is_one_line_per_case_and_its_traceback_is_in_the_log
     console = done.stdout + done.stderr
     assert done.returncode == 1 and "Traceback" not in console
     assert console.count("turn 1: RuntimeError: the weather backend is down") == 3 + 1  # each case, and the verdict's first
-    assert len(console.splitlines()) <= 2 * 3 + 9, console  # two per case, then the verdict and notes
+    verdict, _, next_block = done.stdout.partition("\nnext:\n")
+    assert len(next_block.splitlines()) == 4, console  # the fixed pointers to the results and reports
+    assert len(verdict.splitlines() + done.stderr.splitlines()) <= 2 * 3 + 9, console  # two per case, the verdict, notes
     filed = (project / ".agenteval" / "agent.log").read_text()
     assert 'raise RuntimeError("the weather backend is down")' in filed
