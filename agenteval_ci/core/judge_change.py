@@ -58,6 +58,7 @@ class JudgeChange:
 @dataclass(frozen=True)
 class _Changed:
     case: str
+    where: tuple[str, str, str]  # suite, eval set, case: ids may hold '/', so the key is never split
     metric: str
     before: JudgeFingerprint
     after: JudgeFingerprint
@@ -120,7 +121,7 @@ def _changes(results: ScoredResults, baseline: Baseline) -> list[_Changed]:
         for name, metric in sorted(case.metrics.items()):
             before = changed_judge(baseline, old, case, name)
             if before is not None and metric.judge is not None:
-                found.append(_Changed(case.key, name, before, metric.judge, old.metrics[name], metric, rejudged_for(rejudged, baseline, old, case, name)))
+                found.append(_Changed(case.key, (case.suite, case.eval_set_id, case.eval_id), name, before, metric.judge, old.metrics[name], metric, rejudged_for(rejudged, baseline, old, case, name)))
     return found
 
 
@@ -146,7 +147,7 @@ def judged_alike(results: ScoredResults, baseline: Baseline) -> tuple[Baseline, 
         return baseline, ()
     adjusted = baseline.model_copy(deep=True)
     for change in changes:
-        suite, eval_set_id, eval_id = change.case.split("/", 2)
+        suite, eval_set_id, eval_id = change.where
         old = adjusted.suites[suite][eval_set_id][eval_id]
         if change.rejudged is not None:
             key = judge_id(change.after)
