@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..schema import MetricResult
+from ..schema import MetricResult, Status
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.judge import JudgeFingerprint
 from ..schema.results import RejudgedBaseline
@@ -155,8 +155,22 @@ def judged_alike(results: ScoredResults, baseline: Baseline) -> tuple[Baseline, 
             old.metrics[change.metric] = _standing_in(change.old, change.rejudged, key)
         else:
             del old.metrics[change.metric]
+        old.status = _restated_status(baseline.case(suite, eval_set_id, eval_id) or old, old)
         adjusted.suites[suite][eval_set_id][eval_id] = old  # stored back: a baseline's cases may be kept on disk (files/spill.py)
     return adjusted, tuple(_summaries(changes))
+
+
+def _restated_status(before: BaselineCase, after: BaselineCase) -> Status:
+    """The case's status as the stand-in scores give it (ADK's rule, core/scoring.py
+    `case_status`), so its outcome follows the scores the gate compares: a stricter judge on the
+    same outputs does not make a case newly failing, nor a lenient one fixed. A case that failed
+    with no metric failing failed on its runs, which no judge decided: it stays failed."""
+    if before.status == Status.FAILED and not any(m.status == Status.FAILED for m in before.metrics.values()):
+        return Status.FAILED
+    statuses = {m.status for m in after.metrics.values()}
+    if Status.FAILED in statuses:
+        return Status.FAILED
+    return Status.PASSED if Status.PASSED in statuses else Status.NOT_EVALUATED
 
 
 def _mean(values: list[float | None]) -> float | None:

@@ -262,3 +262,46 @@ def test_rejudge_and_judge_agreement_quiet(accepted, monkeypatch, capsys, tmp_pa
                      "--html", str(tmp_path / "a.html")]) == 0
         quiet = capsys.readouterr()
     assert quiet.out.count("final_response_match_v2") >= 1 and "the report is in" not in quiet.err
+
+
+def _outcomes(config: Path) -> dict[str, str]:
+    out = config.parent / "comparison.json"
+    main(["compare", "--config", str(config), "-q", "--json", str(out)])
+    return {case["eval_id"]: case["outcome"] for case in json.loads(out.read_text())["cases"]}
+
+
+def test_a_judge_change_alone_relabels_no_case(accepted, monkeypatch):
+    """Gemini called lights 0 and 3 invalid, the strict judge 0, 2 and 4: on the same outputs.
+    The case outcomes follow the re-judged stand-ins the gate compares with, so cases 2 and 4
+    are not newly failing nor case 3 fixed; the comment and report say the same."""
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        code, results, comment = _pr_run(accepted, monkeypatch, fake)
+    assert code == 0, comment
+    assert {r["eval_id"]: r["status"] for r in results["cases"]}["case2"] == "FAILED"  # the strict judge's verdict
+    assert set(_outcomes(accepted).values()) == {"unchanged"}
+    assert "NEWLY FAILING" not in comment.upper().replace("_", " ") and "FIXED" not in comment.upper()
+    report = accepted.parent / "report.json"
+    assert main(["report", str(accepted.parent / ".agenteval" / "results.json"), "--config", str(accepted),
+                 "--format", "json", "-o", str(report)]) == 0
+    assert {case["outcome"] for case in json.loads(report.read_text())["cases"]} == {"unchanged"}
+
+
+def test_a_lenient_judge_marks_no_case_fixed(accepted, monkeypatch):
+    def lenient(request: ChatRequest) -> dict:
+        reply = good_reply(request.prompt_text)
+        if "verdict" in reply:
+            reply["verdict"] = "valid"
+        return text_reply(json.dumps(reply), model="gpt-4o-2024-08-06")
+
+    with FakeOpenAI(responder=lenient) as fake:
+        code, _, comment = _pr_run(accepted, monkeypatch, fake)
+    assert code == 0, comment
+    assert set(_outcomes(accepted).values()) == {"unchanged"}
+
+
+def test_a_judge_change_beside_a_broken_agent_labels_only_the_agents_cases(accepted, monkeypatch):
+    with FakeOpenAI(responder=strict_verdicts) as fake:
+        code, _, comment = _pr_run(accepted, monkeypatch, fake, agent=BROKEN_AGENT)
+    assert code == 1
+    outcomes = _outcomes(accepted)
+    assert "unchanged" not in outcomes.values() and set(outcomes.values()) <= {"regressed", "newly_failing", "worsened"}
