@@ -31,6 +31,7 @@ from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
 from .selection import selected
 from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
+from .shards import in_shard
 
 OUTCOMES = (
     "regressed", "over_budget", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
@@ -629,14 +630,16 @@ def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tupl
 
 
 def _removed(results: ScoredResults, baseline: Baseline, outcomes: CaseOutcomes) -> Iterator[CaseOutcome]:
-    """Baseline cases of the suites in these results that did not run (of those `run -k` kept):
-    `outcomes` holds every case that ran."""
+    """Baseline cases of the suites in these results that did not run (of those `run -k` and
+    `--shard` kept: another shard's cases are that shard's to compare): `outcomes` holds every
+    case that ran."""
     suites = set(results.suites) | {c.suite for c in results.cases}
     for s in sorted(baseline.suites):
         for e in sorted(baseline.suites[s]) if s in suites else ():
             cases = baseline.suites[s][e]
             for i in sorted(cases):
-                if selected(results.case_filter, s, e, i) and not outcomes.with_key(f"{s}/{e}/{i}"):
+                kept = selected(results.case_filter, s, e, i) and in_shard(results.shard, e, i)
+                if kept and not outcomes.with_key(f"{s}/{e}/{i}"):
                     yield CaseOutcome(suite=s, eval_set_id=e, eval_id=i, outcome="removed", status=None, baseline_status=cases[i].status.value)
 
 

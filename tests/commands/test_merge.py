@@ -53,3 +53,18 @@ def test_overlapping_missing_and_mismatched_shards_are_refused(tmp_path, capsys,
     assert "$.shard.count: is 3, but" in capsys.readouterr().err
     assert main(["merge", paths["1/2"], str(tmp_path / "whole.json"), "--json", out]) == 2
     assert "whole.json at $.shard: not a shard" in capsys.readouterr().err
+
+
+def test_a_shard_against_the_whole_baseline_compares_only_its_own_cases(tmp_path, monkeypatch):
+    """The other shards' cases are theirs to compare: not removed here, nor anywhere after merge."""
+    monkeypatch.setenv("CI", "true")
+    config = make_project(tmp_path, [f"c{i}" for i in range(10)])
+    assert main(["run", "--config", str(config), "-q"]) == 0
+    assert main(["accept", "--config", str(config)]) == 0
+    for i in (1, 2, 3):
+        out = tmp_path / f"comparison{i}.json"
+        assert main(["run", "--config", str(config), "-q", "--shard", f"{i}/3", "--json", str(tmp_path / f"s{i}.json")]) == 0
+        assert main(["compare", str(tmp_path / f"s{i}.json"), "--config", str(config), "-q", "--json", str(out)]) == 0
+        ran = {c["eval_id"] for c in json.loads((tmp_path / f"s{i}.json").read_text())["cases"]}
+        outcomes = {c["eval_id"]: c["outcome"] for c in json.loads(out.read_text())["cases"]}
+        assert outcomes == {eval_id: "unchanged" for eval_id in ran}, outcomes
