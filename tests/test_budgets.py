@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from agenteval_ci.action.publish import check_title
 from agenteval_ci.cli import main
 from agenteval_ci.core.baseline import baseline_from_results, load_baseline
 from agenteval_ci.core.budgets import compare_budgets, run_figure, t_cdf, t_quantile
@@ -420,3 +421,25 @@ def test_num_runs_auto_runs_a_plausible_breach_again_up_to_the_second_look(tmp_p
     # the agent is seeded per case and run: the second look (98.5%: half of the 3/5 of alpha spent) finds the breach
     assert code == 1 and budget.breached and "over budget on tool_call_count_v1" in out
     assert "98.5% bound" in budget.reason and budget.typical > 0.05
+
+
+@pytest.mark.parametrize("priced_now", [0, 1])
+def test_figures_every_case_lost_are_lost_never_no_baseline(tmp_path, priced_now):
+    """The baseline priced every case; now every case (or all but one) runs on an unpriced model.
+    Whatever the share, the budget says the figures were lost, never that the baseline lacks
+    them, and never advises accepting an unpriced baseline; the headline names the budget."""
+    base = scored(tmp_path, "base", runs_of(3, [[1000] * 3] * 3), 3)
+    models = ["my-tuned-model"] * (3 - priced_now) + ["gemini-2.5-flash"] * priced_now
+    runs = [{f"c{i}": [turn(f"question {i}", f"answer {i}", 1000, 100, 1, model)] for i, model in enumerate(models)}] * 3
+    new = scored(tmp_path, "new", runs, 3)
+    settings = GateSettings(budgets={"cost_usd": "+5%"})
+    comparison = compare(new, baseline_of(base, settings), settings)
+    [cost] = comparison.budgets
+    assert comparison.verdict == "failed" and len(cost.lost) == 3 - priced_now
+    assert cost.verdict == ("figures lost" if not priced_now else "within")
+    everything = " ".join([cost.reason, render_budgets(comparison), render_comment(comparison, new)])
+    assert "no baseline" not in everything and "accept a baseline" not in everything
+    if not priced_now:
+        assert "figures lost" in render_budgets(comparison) and "my-tuned-model" in cost.reason
+        assert "0 regression(s)" not in render_comment(comparison, new)
+        assert check_title(comparison).startswith("failed: ") and "cost_usd" in check_title(comparison)

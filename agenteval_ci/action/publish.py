@@ -147,11 +147,20 @@ def post_comment(repo: Repo, runner: Runner, pull: PullRequest, suite: str, body
     return comment.html_url
 
 
+def check_title(comparison: Comparison) -> str:
+    """The check's one line: a gate that failed on no regression (a budget, lost figures, a
+    threshold) says its first reason rather than "0 regression(s)"."""
+    if comparison.verdict == Verdict.FAILED and not comparison.regressions and comparison.reasons:
+        reason = comparison.reasons[0]
+        return f"failed: {reason if len(reason) <= 120 else reason[:119] + '…'}"
+    return f"{comparison.verdict}: {comparison.regressions} regression(s)"
+
+
 def post_check(s: ActionSettings, repo: Repo, runner: Runner, target: Target, comparison: Comparison,
                summary: str, annotations: list[Annotation]) -> None:
     """A check run; a token that may not create one (403/404, e.g. a fork's) gets a commit status instead."""
     conclusion = "success" if comparison.verdict == Verdict.PASSED else "failure"
-    title = f"{comparison.verdict}: {comparison.regressions} regression(s)"
+    title = check_title(comparison)
     try:
         repo.create_check(s.check_name, target.head_sha, conclusion, title, summary, annotations=annotations, details_url=s.run_url or None)
         return
@@ -200,5 +209,5 @@ def publish(s: ActionSettings, runner: Runner, repo: Repo | None, results: Score
             post_check(s, repo, runner, target, comparison, comment, annotations)
     emit_errors(runner, annotations)
     runner.set_output("comment-url", comment_url)
-    print(f"agenteval: {comparison.verdict} ({comparison.regressions} regression(s))")
+    runner.log_untrusted(f"agenteval: {check_title(comparison)}")  # a reason may quote case ids
     return comparison.exit_code

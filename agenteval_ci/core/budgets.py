@@ -223,7 +223,7 @@ class BudgetSummary:
     suite: str
     key: str
     budget: float  # the allowed increase, 0.1 for +10%
-    verdict: str  # breached | within | unsure (num_runs: auto, not the last look) | no baseline | not measured
+    verdict: str  # breached | within | unsure (num_runs: auto, not the last look) | no baseline | not measured | figures lost
     cases: int  # paired cases
     baseline_total: float | None  # the paired cases' mean figures, summed: per run of the suite
     candidate_total: float | None
@@ -337,6 +337,7 @@ def _pairs(results: ScoredResults, baseline: Baseline, suite: str, key: str) -> 
 
 
 NOT_MEASURED = "not measured"
+FIGURES_LOST = "figures lost"  # the baseline has the figure, and no case has it now: not "no baseline"
 _USAGE = ("its model calls' token usage (ADK's events; a Python callable's or an HTTP agent's reply: `usage`, "
           "with `model` to price it; or its traces)")
 _REPORTED_BY = {"invocation_duration_v1": "its turns' durations"}
@@ -517,6 +518,10 @@ def budget_summary(suite: str, key: str, budget: float, pairs: Collection[_Pair]
     rise must be beyond the budget and beyond noise (one-sided: did it rise?). The suite's total
     is reported beside it (what the bill says), with its own bound. `unmeasured`: why no run of
     the suite has the figure now (a budget no evidence can hold, not one that passed)."""
+    if not pairs and lost:
+        why = (f"the baseline has {FIGURES[key].what} for {len(lost)} case(s) and no run has it now (first: {lost[0]}); "
+               f"the agent must report {_REPORTED_BY.get(key, _USAGE)} again: the baseline's figures stay the reference")
+        return BudgetSummary(suite, key, budget, FIGURES_LOST, 0, None, None, None, None, "stochastic", reason=why, lost=tuple(lost))
     if not pairs and unmeasured:
         why = (f"no run of the suite reported {FIGURES[key].what} (first: {unmeasured}); the agent must report "
                f"{_REPORTED_BY.get(key, _USAGE)}, or drop this budget for the suite (`suite_budgets: {{{suite}: {{{key}: null}}}}`)")

@@ -110,7 +110,7 @@ def render_budgets(comparison: Comparison, style: Style = PLAIN) -> str:
     lines = []
     for b in comparison.budgets:
         verdict = {"breached": style.paint("over budget", "red"), "no baseline": "no baseline figures",
-                   "not measured": style.paint("not measured", "yellow")}.get(b.verdict, "within budget")
+                   "not measured": style.paint("not measured", "yellow"), "figures lost": style.paint("figures lost", "red")}.get(b.verdict, "within budget")
         verdict = style.paint("within budget, unsure", "yellow") if b.doubtful else verdict
         figures = f"{fmt_figure(b.key, b.baseline_total)} → {fmt_figure(b.key, b.candidate_total)} ({change_text(b.increase)})" if b.cases else "–"
         lines.append(f"  {b.suite} {b.key} ({b.what}, the cases summed): {figures}, allowed {percent(b.budget)}: {verdict}")

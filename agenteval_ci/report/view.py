@@ -163,7 +163,7 @@ def _metric_row(s: MetricSummary, confidence: float) -> MetricRow:
     return MetricRow(s.name, fmt(s.baseline_mean), fmt(s.candidate_mean), fmt_delta(s.delta), ci, _verdict_cell(s), detail, rubrics, s.baseline_mean, s.candidate_mean)
 
 
-_BUDGET_VERDICTS = {"breached": "🔴 over budget", "within": "within budget", "no baseline": "no baseline figures", "not measured": "🟡 not measured"}
+_BUDGET_VERDICTS = {"breached": "🔴 over budget", "within": "within budget", "no baseline": "no baseline figures", "not measured": "🟡 not measured", "figures lost": "🔴 figures lost"}
 
 
 def _budget_row(s: BudgetSummary) -> BudgetRow:
@@ -382,6 +382,9 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     over = [f"`{b.key}`" for b in comparison.budgets if b.breached]
     if comparison.verdict == Verdict.FAILED and over and not comparison.regressions:
         return "CAUTION", f"agenteval failed: over budget on {', '.join(dict.fromkeys(over))} in suite `{suite}`"
+    unknown = [f"`{b.key}`" for b in comparison.budgets if b.lost or b.verdict == "not measured"]
+    if comparison.verdict == Verdict.FAILED and unknown and not comparison.regressions:
+        return "CAUTION", f"agenteval failed: budgeted figures not known now ({', '.join(dict.fromkeys(unknown))}) in suite `{suite}`"
     if comparison.verdict == Verdict.FAILED:
         return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
     if comparison.reasons:  # fail_on never: would have failed
