@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from agenteval_ci.core.baseline import baseline_from_results, dump_baseline, load_baseline, results_id, write_baseline
+from agenteval_ci.core.baseline import baseline_from_results, dump_baseline, results_id
 from agenteval_ci.errors import InputError, UsageError
+from agenteval_ci.files.baseline_file import load_baseline, write_baseline
 from tests.report.scored import EXPECTED, lights, score, weather
 
 

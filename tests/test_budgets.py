@@ -13,10 +13,12 @@ import pytest
 
 from agenteval_ci.action.publish import check_title
 from agenteval_ci.cli import main
-from agenteval_ci.core.baseline import baseline_from_results, load_baseline
-from agenteval_ci.core.budgets import compare_budgets, run_figure, t_cdf, t_quantile
+from agenteval_ci.core.baseline import baseline_from_results
+from agenteval_ci.core.budgets import compare_budgets, t_cdf, t_quantile
+from agenteval_ci.core.figures import run_figure
 from agenteval_ci.core.gate import compare
 from agenteval_ci.core.prices import BUILTIN_PRICES, UNREPORTED_MODEL, run_cost
+from agenteval_ci.files.baseline_file import load_baseline
 from agenteval_ci.files.results import read_results
 from agenteval_ci.report import render_comment, render_html, render_junit, render_summary
 from agenteval_ci.report.console import render_budgets

@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.baseline import baseline_from_results, dump_baseline, referenced_outputs, refuse_unsound
-from ..core.budgets import kept_figures
 from ..core.digest import ResultsDigest
+from ..core.figures import kept_figures
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
+from ..files.baseline_file import utc_now
 from ..files.baseline_outputs import accepted_records, outputs_bytes, outputs_path
 from ..files.results import ResultsFile
 from ..files.spill import spilled_cases
@@ -160,7 +161,7 @@ def accept(s: ActionSettings, runner: Runner, repo: Repo, number: int, login: st
     path, gate = project_choices(s)
     current = repo.get_file(path, pull.head.sha)
     new = baseline_from_results(results, baseline_of(current, pull.head.sha), command.cases, command.metrics, commit=pull.head.sha,
-                                figures=kept_figures(gate), new_cases=spilled_cases())
+                                figures=kept_figures(gate), new_cases=spilled_cases(), created_at=utc_now())
     text = dump_baseline(new)
     marker = accepted_marker(number, text, login)
     if pull.is_fork:

@@ -9,11 +9,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import load_baseline
 from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
-from ..files.baseline_file import parse_baseline_text
+from ..files.baseline_file import load_baseline, parse_baseline_text
 from ..files.project import project_settings
 from ..files.spilled_outcomes import SpilledOutcomes
 from ..files.writing import write_atomic, write_pieces

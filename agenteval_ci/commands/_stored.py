@@ -8,9 +8,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.baseline import parse_baseline, referenced_outputs
+from ..core.baseline import referenced_outputs
 from ..core.recorded_outputs import as_case_result
 from ..errors import InputError, Problem
+from ..files.baseline_file import parse_baseline
 from ..files.baseline_outputs import outputs_path, read_outputs
 from ..files.project import Project, load_project
 from ..files.readers import read_json

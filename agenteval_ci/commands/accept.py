@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.baseline import baseline_from_results, load_baseline, referenced_outputs, refuse_unsound, thin_history_note, write_baseline
-from ..core.budgets import kept_figures
+from ..core.baseline import baseline_from_results, referenced_outputs, refuse_unsound, thin_history_note
+from ..core.figures import kept_figures
 from ..errors import EXIT_PASSED
+from ..files.baseline_file import load_baseline, utc_now, write_baseline
 from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
@@ -38,7 +39,7 @@ def accept(settings: AcceptSettings) -> Done:
     refuse_unsound(results, settings.allow_failed, cases)
     previous = load_baseline(path)  # a corrupt baseline stops here, untouched
     baseline = baseline_from_results(results, previous, cases, metrics, commit=settings.commit, figures=kept_figures(project.gate),
-                                     new_cases=spilled_cases())
+                                     new_cases=spilled_cases(), created_at=utc_now())
     recorded = save_outputs(path, referenced_outputs(baseline), file)  # first: it is what the baseline points to
     write_baseline(path, baseline)
     what = "all cases" if not (cases or metrics) else ", ".join([*settings.cases, *settings.metrics])

@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.baseline import load_baseline
 from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
 from ..core.settings import resolve_gate
+from ..files.baseline_file import load_baseline
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
 from ..files.results import ResultsFile

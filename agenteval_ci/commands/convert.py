@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from ..core.baseline import load_baseline, write_baseline
 from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Problem, UsageError
+from ..files.baseline_file import load_baseline, write_baseline
 from ..files.conversion import Converted, GlobEdit, SuiteFiles, carried_baseline, edited_yaml, renamed_glob, with_globs
 from ..files.discovery import find_project_file
 from ..files.eval_sets import LoadedEvalSet, load_eval_set, session_from

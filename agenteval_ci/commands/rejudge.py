@@ -10,10 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..core.baseline import load_baseline
 from ..core.results import with_judge_usage
 from ..core.settings import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED
+from ..files.baseline_file import load_baseline
 from ..files.discovery import project_file
 from ..files.results import new_results
 from ..judge import make_judge

@@ -6,10 +6,10 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from ..core.baseline import load_baseline
 from ..core.gate import compare
 from ..core.settings import resolve_gate
 from ..errors import EXIT_PASSED
+from ..files.baseline_file import load_baseline
 from ..files.project import project_settings
 from ..files.results import ResultsFile
 from ..files.spilled_outcomes import SpilledOutcomes

@@ -18,11 +18,11 @@ from pathlib import Path
 from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..agents.adk import override_features
 from ..agents.logs import LOG_FILE, AgentLogs
-from ..core.baseline import load_baseline
 from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
 from ..core.gate import Comparison, unevidenced
 from ..core.settings import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
+from ..files.baseline_file import load_baseline
 from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
 from ..files.eval_sets import load_eval_set

@@ -9,23 +9,17 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
-from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..errors import UsageError
-from ..files.baseline_file import read_baseline
-from ..files.results import parse_versioned
-from ..files.writing import write_pieces
 from ..schema import Status
 from ..schema.baseline import BASELINE_VERSION, HISTORY_WINDOW, Baseline, BaselineCase, BaselineMetric, Provenance, RunBatch, outcomes
 from ..schema.judge import JudgeFingerprint
-from .budgets import case_figures
 from .digest import CaseDigest, ScoredCase, ScoredMetric, ScoredResults, case_outputs, digest, metric_digest
+from .figures import case_figures
 from .judge_fingerprint import judge_id
 from .metrics.base import adk_mean, status_for, unscored_evidence
 from .recorded_outputs import planned_runs as planned_runs  # its home: the recorded runs are the planned ones
@@ -34,32 +28,9 @@ from .selection import case_names
 
 HISTORY_RESET = 0.05  # a case's history starts anew when its accepted runs differ beyond this chance
 
-def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | None:
-    """None when there is no baseline yet (a first run); UsageError when one was named
-    explicitly (`required`) and is missing; InputError (naming the file) when it is unusable."""
-    name = Path(path).as_posix()
-    if os.path.lexists(path) and not Path(path).exists():
-        raise UsageError(f"baseline {name}: a broken symlink or a symlink loop")
-    if not Path(path).exists():
-        if required:
-            raise UsageError(f"baseline {name}: file not found (it was named explicitly; drop --baseline or "
-                             "agenteval.yaml's `baseline:` to run without one)")
-        return None
-    return read_baseline(path)  # case by case, its cases kept on disk
-
-
-def parse_baseline(name: str, data: Any) -> Baseline:
-    """Parsed JSON as a baseline; `name` says where it came from (a file, a file at a commit)."""
-    return parse_versioned(name, data, Baseline, BASELINE_VERSION, "baseline")
-
-
 def dump_baseline(baseline: Baseline) -> str:
     """Always in this version's format (a version-1 file read in has had its counts moved to histories)."""
     return "".join(baseline_json_parts(baseline))
-
-
-def write_baseline(path: str | Path, baseline: Baseline) -> None:
-    write_pieces(path, baseline_json_parts(baseline))
 
 
 def baseline_json_parts(baseline: Baseline) -> Iterator[str]:
@@ -290,12 +261,15 @@ def baseline_from_results(
     commit: str | None = None,
     figures: Sequence[str] = (),
     new_cases: Callable[[], dict[str, BaselineCase]] = dict,
+    created_at: str = "",
 ) -> Baseline:
     """Accept `results` as the new baseline. With no filters the suites in the results are
     replaced (cases gone from them are dropped); other suites are kept. With `cases` and/or
     `metrics`, or from a `run -k` or one shard's file, only those change and everything else
     stays as it was. `figures`: the budgeted figures (gate.budget_keys()) each case keeps per
-    planned run. `new_cases` makes an eval set's cases (files/spill.py's keep them on disk)."""
+    planned run. `new_cases` makes an eval set's cases (files/spill.py's keep them on disk).
+    `created_at`: the provenance's time, from the caller's clock (files/baseline_file.py
+    `utc_now`): the core reads none."""
     _check_filters(results, cases, metrics)
     partial = bool(cases or metrics or results.case_filter or results.shard)  # these files hold only some cases
     # The dicts are copied, not the cases: a case is replaced, never changed (a deep copy of a
@@ -316,7 +290,7 @@ def baseline_from_results(
         eval_sets[case.eval_set_id][case.eval_id] = merged
     provenance = Provenance(
         commit=commit or results.commit,
-        created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        created_at=created_at,
         tool_version=__version__,
         num_runs=results.num_runs,
     )

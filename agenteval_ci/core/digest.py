@@ -21,7 +21,7 @@ from typing import Any, Protocol, cast
 from ..schema import AdaptiveInfo, CaseResult, Results, RunRecord, RunStats, ShardInfo, Status
 from ..schema.judge import JudgeFingerprint
 from ..schema.results import CaseNaming, RejudgedBaseline
-from .budgets import FIGURE_KEYS, run_figure
+from .figures import FIGURE_KEYS, run_figure
 from .recorded_outputs import outputs_digest
 
 

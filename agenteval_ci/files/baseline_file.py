@@ -14,17 +14,51 @@ an unknown key, a newer version), is read again whole by the reader that names t
 from __future__ import annotations
 
 import io
+import os
 import re
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import pydantic
 
+from ..core.baseline import baseline_json_parts
+from ..errors import UsageError
 from ..schema.baseline import BASELINE_VERSION, Baseline, BaselineCase
 from .json_stream import _Incomplete, _Text
 from .readers import decode_text, open_regular, read_bytes
-from .results import check_version, parse_versioned_text
+from .results import check_version, parse_versioned, parse_versioned_text
 from .spill import CaseStore, SpilledCases
+from .writing import write_pieces
+
+
+def load_baseline(path: str | Path, *, required: bool = False) -> Baseline | None:
+    """None when there is no baseline yet (a first run); UsageError when one was named
+    explicitly (`required`) and is missing; InputError (naming the file) when it is unusable."""
+    name = Path(path).as_posix()
+    if os.path.lexists(path) and not Path(path).exists():
+        raise UsageError(f"baseline {name}: a broken symlink or a symlink loop")
+    if not Path(path).exists():
+        if required:
+            raise UsageError(f"baseline {name}: file not found (it was named explicitly; drop --baseline or "
+                             "agenteval.yaml's `baseline:` to run without one)")
+        return None
+    return read_baseline(path)  # case by case, its cases kept on disk
+
+
+def parse_baseline(name: str, data: Any) -> Baseline:
+    """Parsed JSON as a baseline; `name` says where it came from (a file, a file at a commit)."""
+    return parse_versioned(name, data, Baseline, BASELINE_VERSION, "baseline")
+
+
+def write_baseline(path: str | Path, baseline: Baseline) -> None:
+    """Atomically: a run cut short leaves the old file whole."""
+    write_pieces(path, baseline_json_parts(baseline))
+
+
+def utc_now() -> str:
+    """The time a baseline is made, for its provenance (the core keeps no clock)."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def read_baseline(path: str | Path) -> Baseline:

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..agents import agent_folder
-from ..core.baseline import load_baseline
 from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem, UsageError
+from ..files.baseline_file import load_baseline
 from ..files.dotenv import load_agent_dotenv
 from ..files.eval_configs import LoadedEvalConfig
 from ..files.project import BaselineTarget, EvalSetToRun, Suite

@@ -231,9 +231,9 @@ def test_shards_keep_their_re_judged_baseline_through_merge(accepted, monkeypatc
 def test_the_recorded_outputs_are_the_planned_runs_and_a_re_judged_history_is_those_runs(accepted, monkeypatch):
     """The baseline's scores come from a case's planned runs (re-runs chosen by outcome would bias
     them), so its recorded outputs are those runs; re-judged, they are the case's whole history."""
-    from agenteval_ci.core.baseline import load_baseline
     from agenteval_ci.core.judge_change import judged_alike
     from agenteval_ci.core.recorded_outputs import outputs_digest, recorded_runs
+    from agenteval_ci.files.baseline_file import load_baseline
     from agenteval_ci.files.results import read_results
 
     case = read_results(accepted.parent / ".agenteval" / "results.json").cases[1]

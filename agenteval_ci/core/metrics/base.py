@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Awaitable, Callable, Optional, Union
+from typing import Awaitable, Callable, Optional, Protocol, Union
 
 from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
 from ..judging import Judge
-
-if TYPE_CHECKING:  # digest.py computes budgeted figures with these metrics' helpers
-    from ..digest import ScoredMetric
 
 # End the reason of a metric that does not apply to a case: a reference-based metric on a
 # scenario case, the simulated user's metric on a fixed conversation. Such a metric is neither
@@ -19,7 +16,18 @@ NO_REFERENCE = "a conversation_scenario case has none"
 NO_SIMULATED_USER = "this case has a fixed conversation"
 
 
-def unscored_evidence(metric: ScoredMetric) -> bool:
+class GatedScore(Protocol):
+    """What the evidence rule reads of a scored metric (core/digest.py's ScoredMetric)."""
+
+    @property
+    def reason(self) -> str | None: ...
+    @property
+    def threshold(self) -> float | None: ...
+    @property
+    def status(self) -> Status: ...
+
+
+def unscored_evidence(metric: GatedScore) -> bool:
     """A gated metric without a score though it applies to the case: not evaluated for any
     reason (a judge that failed, no key, an unreadable reply) but "does not apply"."""
     reason = metric.reason or ""
