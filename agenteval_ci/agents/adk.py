@@ -94,9 +94,7 @@ def _to_ours(model_class: Any, genai_value: Any) -> Any:
 def _usage(event: Any) -> Optional[UsageMetadata]:
     if event.usage_metadata is None:
         return None
-    known = set(UsageMetadata.model_fields)
-    data = event.usage_metadata.model_dump(mode="json", exclude_none=True)
-    return UsageMetadata.model_validate({k: v for k, v in data.items() if k in known})
+    return UsageMetadata.known_of(event.usage_metadata.model_dump(mode="json", exclude_none=True))
 
 
 def _worth_keeping(event: Any) -> bool:

@@ -58,7 +58,7 @@ class InstallLine:
     source: str  # what it installs from, in words: "requirements.txt"
 
 
-class Outcome(enum.StrEnum):
+class TryOutcome(enum.StrEnum):
     WORKS = "works"
     FAILS = "fails"
     UNKNOWN = "unknown"  # could not be tried here (no network, a tool missing, too slow)
@@ -67,7 +67,7 @@ class Outcome(enum.StrEnum):
 @dataclass(frozen=True)
 class Tried:
     line: InstallLine
-    outcome: Outcome
+    outcome: TryOutcome
     detail: str = ""  # why it fails, or why it could not be tried
 
 
@@ -149,23 +149,23 @@ def _programs(command: str) -> list[str]:
 def try_line(line: InstallLine, root: Path, environ: Mapping[str, str], timeout: float = TRY_TIMEOUT_SECONDS) -> Tried:
     """Run `line` in `root` as CI would, in a throwaway virtualenv, pip resolving only."""
     if importlib.util.find_spec("pip") is None:
-        return Tried(line, Outcome.UNKNOWN, "pip is not installed beside agenteval here")
+        return Tried(line, TryOutcome.UNKNOWN, "pip is not installed beside agenteval here")
     missing = [p for p in _programs(line.command) if not shutil.which(p, path=environ.get("PATH", os.defpath))]
     if missing:  # a dry run installs nothing, so a tool the line installs first is not there to run
-        return Tried(line, Outcome.UNKNOWN, f"`{missing[0]}` is not installed here")
+        return Tried(line, TryOutcome.UNKNOWN, f"`{missing[0]}` is not installed here")
     with tempfile.TemporaryDirectory(prefix="agenteval-install-try-") as folder:
         code, output = run_shell(line.command, root, _throwaway_env(Path(folder) / "venv", environ), timeout)
     if code == 0:
-        return Tried(line, Outcome.WORKS)
+        return Tried(line, TryOutcome.WORKS)
     if code is None:
-        return Tried(line, Outcome.UNKNOWN, f"still running after {timeout:g}s")
+        return Tried(line, TryOutcome.UNKNOWN, f"still running after {timeout:g}s")
     last = output.strip().splitlines()[-1] if output.strip() else ""
     if code == 127 or (_NOT_FOUND.search(last) and "pip" not in last.split(":")[0]):
-        return Tried(line, Outcome.UNKNOWN, f"a command of the line is not installed here ({last.strip()})")
+        return Tried(line, TryOutcome.UNKNOWN, f"a command of the line is not installed here ({last.strip()})")
     if _OFFLINE.search(output):
-        return Tried(line, Outcome.UNKNOWN, f"the package index could not be reached ({summary(output)})")
+        return Tried(line, TryOutcome.UNKNOWN, f"the package index could not be reached ({summary(output)})")
     conflict = conflict_lines(output)  # what the action's install would name too
-    return Tried(line, Outcome.FAILS, "; ".join(conflict) if conflict else summary(output))
+    return Tried(line, TryOutcome.FAILS, "; ".join(conflict) if conflict else summary(output))
 
 
 def choose(root: Path, environ: Mapping[str, str], timeout: float = TRY_TIMEOUT_SECONDS) -> tuple[InstallLine | None, list[Tried]]:
@@ -176,9 +176,9 @@ def choose(root: Path, environ: Mapping[str, str], timeout: float = TRY_TIMEOUT_
     for line in lines:
         result = try_line(line, root, environ, timeout)
         tried.append(result)
-        if result.outcome == Outcome.WORKS:
+        if result.outcome == TryOutcome.WORKS:
             return line, tried
-        if result.outcome == Outcome.UNKNOWN:
+        if result.outcome == TryOutcome.UNKNOWN:
             break  # what stopped this one would stop the next: keep the preferred line
     return (lines[0] if lines else None), tried
 
@@ -191,18 +191,18 @@ class InstallPlan:
     @property
     def failed(self) -> Tried | None:
         """The preferred line, when it failed here."""
-        return self.tried[0] if self.tried and self.tried[0].outcome == Outcome.FAILS else None
+        return self.tried[0] if self.tried and self.tried[0].outcome == TryOutcome.FAILS else None
 
     @property
     def works(self) -> bool:
-        return bool(self.tried) and self.tried[-1].outcome == Outcome.WORKS
+        return bool(self.tried) and self.tried[-1].outcome == TryOutcome.WORKS
 
 
 def tried_text(result: Tried) -> str:
     line = f"`{result.line.command}` ({result.line.source})"
-    if result.outcome == Outcome.WORKS:
+    if result.outcome == TryOutcome.WORKS:
         return f"{line} works"
-    if result.outcome == Outcome.FAILS:
+    if result.outcome == TryOutcome.FAILS:
         return f"{line} FAILS: {result.detail}"
     return f"{line} not tried: {result.detail}"
 

@@ -25,7 +25,6 @@ from ._common import with_agent_dotenv
 @dataclass(frozen=True)
 class Stored:
     cases: Iterable[CaseResult]  # read once, in order
-    from_baseline: bool
 
 
 def load_stored(path: str) -> Stored:
@@ -36,7 +35,7 @@ def load_stored(path: str) -> Stored:
     name = Path(path).as_posix()
     if is_results_file(path):  # version 2's layout (a baseline never begins so)
         file = ResultsFile(path)
-        return Stored((file.case_at(line, i) for i, line in file.case_lines()), False)
+        return Stored(file.case_at(line, i) for i, line in file.case_lines())
     data = read_json(path)
     if isinstance(data, dict) and "provenance" in data and "cases" not in data:
         baseline = parse_baseline(name, data)
@@ -57,8 +56,8 @@ def load_stored(path: str) -> Stored:
         if missing:
             print(f"warning: {len(missing)} baseline case(s) have no recorded outputs and are left out (first: {'/'.join(missing[0])})",
                   file=sys.stderr)
-        return Stored(recorded, True)
-    return Stored(results_from_data(name, data).cases, False)
+        return Stored(recorded)
+    return Stored(results_from_data(name, data).cases)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,12 @@ class UsageMetadata(AdkModel):
     tool_use_prompt_tokens_details: Any = None
     traffic_type: Any = None
 
+    @classmethod
+    def known_of(cls, data: dict[str, Any]) -> UsageMetadata:
+        """The usage a reply or span reported, keeping the fields we know: a newer SDK adds
+        fields, and an unknown one must not make a run's usage unreadable."""
+        return cls.model_validate({k: v for k, v in data.items() if k in cls.model_fields})
+
 
 def text_of(content: Optional[Content]) -> str:
     return content.text if content else ""

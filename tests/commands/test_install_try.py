@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval_ci.commands._install_try import UV_EXPORT, InstallLine, Outcome, choose, install_lines, try_line
+from agenteval_ci.commands._install_try import UV_EXPORT, InstallLine, TryOutcome, choose, install_lines, try_line
 from agenteval_ci.files.served_projects import ACTION_GOOGLE_ADK
 from tests.action.wheels import user_wheels, write_wheel
 
@@ -39,7 +39,7 @@ def test_a_broken_build_fails_and_the_dependencies_alone_are_taken(tmp_path):
     shutil.copytree(WEATHER_DESK, project)
     environ = {**OFFLINE, "PIP_NO_BUILD_ISOLATION": "0"}  # pip's own quirk: 0 turns isolation off
     chosen, tried = choose(project, environ)
-    assert [t.outcome for t in tried] == [Outcome.FAILS, Outcome.WORKS]
+    assert [t.outcome for t in tried] == [TryOutcome.FAILS, TryOutcome.WORKS]
     assert "Multiple top-level packages discovered in a flat-layout" in tried[0].detail
     assert chosen == InstallLine("pip install 'google-adk>=1.20'", "pyproject.toml's dependencies, without building the project")
     assert sorted(p.name for p in project.iterdir()) == sorted(p.name for p in WEATHER_DESK.iterdir())  # nothing left behind
@@ -49,7 +49,7 @@ def test_a_requirement_that_cannot_be_had_fails_with_pips_reason(tmp_path):
     (tmp_path / "requirements.txt").write_text("no-such-package-agenteval==1.0\n")
     chosen, tried = choose(tmp_path, OFFLINE)
     assert chosen is not None and chosen.command == "pip install -r requirements.txt"
-    assert tried[0].outcome == Outcome.FAILS and "No matching distribution found for no-such-package-agenteval==1.0" in tried[0].detail
+    assert tried[0].outcome == TryOutcome.FAILS and "No matching distribution found for no-such-package-agenteval==1.0" in tried[0].detail
 
 
 def test_a_line_that_works_installs_nothing(tmp_path):
@@ -58,7 +58,7 @@ def test_a_line_that_works_installs_nothing(tmp_path):
     write_wheel(wheels, "home-helpers", "1.0", requires=("pydantic>=2",), module="STEP = 2\n")
     (tmp_path / "requirements.txt").write_text("home-helpers==1.0\n")
     tried = try_line(install_lines(tmp_path)[0], tmp_path, {**OFFLINE, "PIP_FIND_LINKS": str(wheels)})
-    assert tried.outcome == Outcome.WORKS, tried.detail
+    assert tried.outcome == TryOutcome.WORKS, tried.detail
     assert importlib.util.find_spec("home_helpers") is None
 
 
@@ -93,7 +93,7 @@ def test_a_project_that_builds_in_isolation_works(tmp_path):
     (project / "pyproject.toml").write_text('[build-system]\nrequires = ["local-backend==1.0"]\n'
                                             'build-backend = "local_backend"\n\n[project]\nname = "built-ok"\nversion = "0.1"\n')
     chosen, tried = choose(project, {**OFFLINE, "PIP_FIND_LINKS": str(wheels), "PIP_DRY_RUN": "1"})
-    assert [t.outcome for t in tried] == [Outcome.WORKS], tried
+    assert [t.outcome for t in tried] == [TryOutcome.WORKS], tried
     assert chosen == InstallLine("pip install -e .", "pyproject.toml")
     assert sorted(p.name for p in project.iterdir()) == ["pyproject.toml"]
 
@@ -105,7 +105,7 @@ def test_a_crash_of_pip_is_told_by_its_last_line(tmp_path):
     write_wheel(wheels, "local-backend", "1.0", module="raise ImportError('the backend cannot start')\n")
     (tmp_path / "pyproject.toml").write_text('[build-system]\nrequires = ["local-backend==1.0"]\nbuild-backend = "local_backend"\n')
     tried = try_line(install_lines(tmp_path)[0], tmp_path, {**OFFLINE, "PIP_FIND_LINKS": str(wheels)})
-    assert tried.outcome == Outcome.FAILS
+    assert tried.outcome == TryOutcome.FAILS
     assert "the backend cannot start" in tried.detail and "Exception:" not in tried.detail, tried.detail
 
 
@@ -114,13 +114,13 @@ def test_a_tool_the_line_would_install_first_cannot_be_tried(tmp_path):
     (tmp_path / "uv.lock").write_text("")
     (tmp_path / "requirements.txt").write_text("no-such-package-agenteval\n")
     chosen, tried = choose(tmp_path, OFFLINE)
-    assert [t.outcome for t in tried] == [Outcome.UNKNOWN] and tried[0].detail == "`uv` is not installed here"
+    assert [t.outcome for t in tried] == [TryOutcome.UNKNOWN] and tried[0].detail == "`uv` is not installed here"
     assert chosen is not None and chosen.command == UV_EXPORT  # not replaced by a line that was never shown to work better
 
 
 def test_a_line_that_hangs_is_stopped(tmp_path):
     tried = try_line(InstallLine(f"{sys.executable} -c 'import time; time.sleep(30)'", "test"), tmp_path, OFFLINE, timeout=0.5)
-    assert tried.outcome == Outcome.UNKNOWN and tried.detail == "still running after 0.5s"
+    assert tried.outcome == TryOutcome.UNKNOWN and tried.detail == "still running after 0.5s"
 
 
 @pytest.mark.parametrize(("requirement", "refused"), [
@@ -134,7 +134,7 @@ def test_a_line_the_actions_install_refuses_fails_here_too(tmp_path, requirement
     write_wheel(wheels, "auditor-tools", "1.0", requires=("google-adk<1.19",))
     (tmp_path / "requirements.txt").write_text(f"{requirement}\n")
     tried = try_line(install_lines(tmp_path)[0], tmp_path, {**OFFLINE, "PIP_FIND_LINKS": str(wheels)})
-    assert tried.outcome == Outcome.FAILS, tried
+    assert tried.outcome == TryOutcome.FAILS, tried
     assert f"{requirement.split('==')[0]} 1.0 depends on {refused}" in tried.detail
     kept = ACTION_GOOGLE_ADK if refused == "google-adk" else importlib.metadata.version(refused)
     assert f"(constraint) {refused}=={kept}" in tried.detail, tried.detail

@@ -18,7 +18,7 @@ import pydantic
 from pydantic import ConfigDict
 from pydantic.alias_generators import to_camel
 
-from ...schema import Content, EvalCase, FunctionCall, UsageMetadata
+from ...schema import Content, EvalCase, FunctionCall
 from ..adk import events_to_invocation
 from ..traces.turn import TurnRecord
 from .http import RemoteAgentError, checked, joined, parse_reply
@@ -87,16 +87,6 @@ class _Events(pydantic.RootModel[list[ServerEvent]]):
 
 class _CreatedSession(_Lenient):
     id: str
-
-
-_KNOWN_USAGE = set(UsageMetadata.model_fields)
-
-
-def as_usage(raw: Optional[_Raw]) -> Optional[UsageMetadata]:
-    if raw is None:
-        return None
-    data = raw.model_dump(mode="json", exclude_none=True)
-    return UsageMetadata.model_validate({k: v for k, v in data.items() if k in _KNOWN_USAGE})
 
 
 class AdkApiServerKind:

@@ -116,8 +116,7 @@ def _usage(call: list[Span]) -> Optional[UsageMetadata]:
     for span in call:
         response = _json(span.attributes.get("gcp.vertex.agent.llm_response"))
         if isinstance(response, dict) and isinstance(response.get("usage_metadata"), dict):
-            known = set(UsageMetadata.model_fields)
-            return UsageMetadata.model_validate({k: v for k, v in response["usage_metadata"].items() if k in known})
+            return UsageMetadata.known_of(response["usage_metadata"])
     for span in call:
         tokens_in = span.attr("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens")
         tokens_out = span.attr("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")

@@ -407,11 +407,6 @@ def _missing(parent: Steps, key: PathStep, label: str, expected: Any) -> Verdict
     return Verdict(False, label, f"at {format_path((*parent, key))}: missing{wanted} ({label})")
 
 
-def match_value(expected: Any, actual: Any, steps: Steps, rules: ToolRuleSet, budget: Optional[PairingBudget] = None) -> Verdict:
-    """Does `actual` satisfy `expected` at `steps`? A bound exceeded fails with the reason."""
-    return _Matcher(rules, budget or PairingBudget()).guarded(expected, actual, steps)
-
-
 # ---------------------------------------------------------------- one call
 
 
