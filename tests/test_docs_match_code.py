@@ -258,6 +258,16 @@ def test_the_readmes_google_adk_range_is_the_one_pip_installs_and_ci_tests():
         assert version in line, f"README's install line does not name google-adk {version}, which CI tests"
 
 
+def test_the_test_extra_installs_every_optional_extra_so_ci_skips_none_of_their_tests():
+    """CI installs only `.[test]` (.ci/run, ci.yml): an extra it lacks is an extra whose tests
+    skip there (LiteLLM's did)."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    name = lambda requirement: re.split(r"[\[<>=!~; ]", requirement, maxsplit=1)[0].lower()
+    tested = {name(r) for r in extras["test"]}
+    for extra, requirements in extras.items():
+        assert {name(r) for r in requirements} <= tested, f"the test extra lacks the {extra} extra's {requirements}"
+
+
 def test_the_agent_log_holds_one_runs_output_as_agents_md_says(tmp_path):
     """A started agent's output goes to .agenteval/agent.log, which each run empties first (it
     was documented as appended to)."""

@@ -1,9 +1,9 @@
 """Judges that google-adk 2.13 sends through LiteLLM on a protocol other than OpenAI's
 (`anthropic/...` here), through `agenteval run` with the production provider and LiteLLM itself
 unpatched, against the loopback fake of Anthropic's Messages API: the same eval config scores as
-under Gemini, faults are handled as for Gemini, only complete verdicts are cached. LiteLLM is the
-optional extra (`pip install -e '.[test,litellm]'`): those tests skip without it; what a user
-without it sees is tested always."""
+under Gemini, faults are handled as for Gemini, only complete verdicts are cached. LiteLLM is an
+optional extra for users; the `test` extra installs it, so CI runs these tests (they skip only
+where it is missing); what a user without it sees is tested always."""
 
 from __future__ import annotations
 
