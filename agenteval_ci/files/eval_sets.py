@@ -1,7 +1,8 @@
 """Eval sets from disk, in each of the formats google-adk 2.13 reads, with clear errors.
 
 An EvalSet file (snake_case or camelCase), ADK's ConversationScenarios file, the legacy
-`.test.json` list of queries and the older list of `{name, data, initial_session}` cases.
+`.test.json` list of queries and the older list of `{name, data, initial_session}` cases;
+other tools' formats are read by their modules in `formats/`.
 Every problem names the file and the JSON path. Where ADK silently ignores something (an
 unknown key) we return a warning.
 """
@@ -24,6 +25,7 @@ from ..schema import EvalSet, Invocation
 from ..schema.content import Content, FunctionCall, Part
 from ..schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
 from ..schema.problems import problems_from
+from .formats import format_of
 from .json_stream import ArrayLayout, array_layout, read_span
 from .readers import check_data, decode_text, may_hold_lone_surrogate, open_regular, parse_json, read_text
 
@@ -162,6 +164,10 @@ def eval_set_from_data(name: str, data: Any) -> LoadedEvalSet:
         return _load_legacy(name, data)
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", f"expected an EvalSet object or a list of queries, got {type(data).__name__}"))
+    other = format_of(data)
+    if other is not None:
+        eval_set, warnings = other.read(name, data)
+        return LoadedEvalSet(name, eval_set, warnings=warnings, made_up_id=True)
     if "scenarios" in data and "eval_cases" not in data:
         return _load_scenarios_file(name, data)
     try:
