@@ -4,7 +4,9 @@ An ACTUAL file is one of:
 - an EvalSet-shaped file whose cases (same eval_ids) hold the agent's actual invocations;
 - an ADK `*.evalset_result.json` (ADK writes it as a JSON string inside JSON; both read);
 - an agenteval results file: each of its runs becomes a run here (re-scoring without re-running);
-- an OTLP/JSON trace export: each case's session becomes a run (agents/traces/recorded.py).
+- an OTLP/JSON trace export: each case's session becomes a run (agents/traces/recorded.py);
+- the traces `agents-cli eval generate` writes (a Gemini-platform evaluation dataset with the
+  agent's events filled in: files/formats/gemini_dataset.py).
 
 A recorded case is matched to an eval case on its key, as far as its file names it (KeyMatch):
 the same eval_id of the same eval set, and of one suite when a results file holds the case
@@ -25,6 +27,7 @@ from pydantic.alias_generators import to_camel
 
 from ..errors import InputError, Problem
 from ..files.eval_sets import StreamedEvalSet, eval_set_from_data, eval_set_layout, valid_eval_set_json
+from ..files.formats import gemini_dataset
 from ..files.json_stream import ArrayLayout, read_span
 from ..files.readers import open_regular, parse_json, read_text
 from ..files.results import ResultsFile, is_results_file, results_from_data
@@ -146,6 +149,8 @@ def load_actuals(path: str | Path, cases: Optional[list[EvalCase]] = None) -> Ru
         return _from_results(name, data)
     if "eval_case_results" in data or "evalCaseResults" in data:
         return _from_adk_result(name, data)
+    if gemini_dataset.recognises(data):
+        return {CaseRef(None, eval_id): [RunRecord(invocations=turns)] for eval_id, turns in gemini_dataset.read_traces(name, data).items()}
     return _from_eval_set(name, data)
 
 
