@@ -26,7 +26,7 @@ import pydantic
 from pydantic.alias_generators import to_camel
 
 from ..errors import InputError, Problem
-from ..files.eval_sets import StreamedEvalSet, eval_set_from_data, eval_set_layout, valid_eval_set_json
+from ..files.eval_sets import StreamedEvalSet, eval_set_from_data, eval_set_layout, parse_json_or_say_what, valid_eval_set_json
 from ..files.formats import format_of, parsed_by_suffix
 from ..files.json_stream import ArrayLayout, read_span
 from ..files.readers import open_regular, parse_json, read_text
@@ -142,7 +142,7 @@ def load_actuals(path: str | Path, cases: Optional[list[EvalCase]] = None) -> Ru
     eval_set = valid_eval_set_json(text)
     if eval_set is not None and not (eval_set.model_extra or {}).keys() & _OTHER_FORMATS_KEYS:
         return _from_eval_set(name, eval_set)
-    data: Any = parse_json(name, text)
+    data: Any = parse_json_or_say_what(name, text)
     if isinstance(data, str):  # ADK's double-encoded evalset_result.json
         data = parse_json(f"{name} (the JSON inside its string)", data)
     other = format_of(data)

@@ -25,7 +25,7 @@ from ..schema import EvalSet, Invocation
 from ..schema.content import Content, FunctionCall, Part
 from ..schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
 from ..schema.problems import problems_from
-from .formats import format_of, parsed_by_suffix
+from .formats import format_of, misnamed, parsed_by_suffix
 from .json_stream import ArrayLayout, array_layout, read_span
 from .readers import check_data, decode_text, may_hold_lone_surrogate, open_regular, parse_json, read_text
 
@@ -144,7 +144,18 @@ def load_eval_set(path: str | Path) -> LoadedEvalSet:
     eval_set = valid_eval_set_json(text)
     if eval_set is not None:
         return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set))
-    return eval_set_from_data(name, parse_json(name, text))
+    return eval_set_from_data(name, parse_json_or_say_what(name, text))
+
+
+def parse_json_or_say_what(name: str, text: str) -> Any:
+    """The file's JSON; a file that is not JSON but a format we can name says so."""
+    try:
+        return parse_json(name, text)
+    except InputError:
+        problem = misnamed(name, text)
+        if problem is None:
+            raise
+        raise InputError(problem) from None
 
 
 def valid_eval_set_json(text: str) -> EvalSet | None:

@@ -65,3 +65,20 @@ def test_a_bad_row_of_recorded_outputs_is_exit_2(tmp_path, capsys):
     actual.write_text('{"prompt": "x", "predicted_trajectory": "[{]"}\n')
     assert main(["score", str(DATA / "dataset.jsonl"), "--actual", str(actual)]) == 2
     assert "line 1.predicted_trajectory" in capsys.readouterr().err
+
+
+def test_json_lines_named_json_says_what_it_is_not_extra_data(tmp_path, capsys):
+    misnamed = tmp_path / "rows.json"
+    misnamed.write_text((DATA / "dataset.jsonl").read_text())
+    assert main(["validate", str(misnamed)]) == 2
+    out = capsys.readouterr().out
+    assert "holds one JSON object a line (JSON Lines)" in out and "name it .jsonl" in out and "Extra data" not in out
+    assert main(["score", str(DATA / "dataset.jsonl"), "--actual", str(misnamed)]) == 2
+    assert "name it .jsonl" in capsys.readouterr().err
+
+
+def test_broken_json_that_is_not_json_lines_keeps_the_parsers_message(tmp_path, capsys):
+    broken = tmp_path / "broken.json"
+    broken.write_text("[1,\n2]x\n")
+    assert main(["validate", str(broken)]) == 2
+    assert "not valid JSON: Extra data at line 2" in capsys.readouterr().out

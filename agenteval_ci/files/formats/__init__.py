@@ -42,6 +42,11 @@ def format_of(data: Any) -> EvalSetFormat | None:
     return next((f for f in FORMATS if f.recognises(data)), None)
 
 
+def misnamed(name: str, text: str) -> Problem | None:
+    """What a file that is not JSON is, when a format can tell (a JSON Lines file named .json)."""
+    return vertex_rows.misnamed_jsonl(name, text)
+
+
 def parsed_by_suffix(name: str, text: str) -> tuple[EvalSetFormat, Any] | None:
     """A file whose suffix a format reads as text (JSONL, CSV): its format and its data."""
     suffix = PurePath(name).suffix.lower()

@@ -49,6 +49,20 @@ def parse(name: str, text: str) -> Rows:
     return rows
 
 
+def misnamed_jsonl(name: str, text: str) -> Problem | None:
+    """A file not named .jsonl that holds one JSON object a line: what to do, instead of JSON's
+    "Extra data" at line 2."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) < 2 or PurePath(name).suffix.lower() in SUFFIXES:
+        return None
+    try:
+        if not all(isinstance(json.loads(line), dict) for line in lines[:2]):
+            return None
+    except ValueError:
+        return None
+    return Problem(name, "$", f"holds one JSON object a line (JSON Lines), not one JSON document; name it .jsonl to read it as {FORMAT_NAME}")
+
+
 def recognises(data: Any) -> bool:
     """JSONL/CSV rows, or a JSON list of objects with Vertex's columns (no legacy `query`)."""
     if isinstance(data, Rows):
