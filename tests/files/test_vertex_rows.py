@@ -82,3 +82,22 @@ def test_broken_json_that_is_not_json_lines_keeps_the_parsers_message(tmp_path, 
     broken.write_text("[1,\n2]x\n")
     assert main(["validate", str(broken)]) == 2
     assert "not valid JSON: Extra data at line 2" in capsys.readouterr().out
+
+
+def test_csv_records_that_do_not_fit_the_header_name_their_row(tmp_path, capsys):
+    extra = tmp_path / "extra.csv"
+    extra.write_text("prompt,reference\nhi,there,extra\n")
+    unclosed = tmp_path / "unclosed.csv"
+    unclosed.write_text('prompt,reference\nhi,there\n"ho\n')
+    assert main(["validate", str(extra), str(unclosed)]) == 2
+    out = capsys.readouterr().out
+    assert "extra.csv at row 1: has more fields than the header's 2 columns" in out
+    assert "unclosed.csv at row 2: not a valid CSV record" in out
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_an_empty_file_is_not_an_eval_set_of_nothing(tmp_path, suffix, capsys):
+    empty = tmp_path / f"empty.{suffix}"
+    empty.write_text("prompt,reference\n" if suffix == "csv" else "\n")
+    assert main(["validate", str(empty)]) == 2
+    assert "holds no rows (read as Vertex AI evaluation rows)" in capsys.readouterr().out

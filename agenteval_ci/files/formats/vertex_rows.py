@@ -33,10 +33,31 @@ class Rows(list[tuple[str, Any]]):
 
 
 def parse(name: str, text: str) -> Rows:
-    """A JSONL or CSV file's rows (by its suffix), each a JSON object or a CSV record."""
-    if PurePath(name).suffix == ".csv":
-        records = csv.DictReader(io.StringIO(text))
-        return Rows((f"row {i}", dict(record)) for i, record in enumerate(records, start=1))
+    """A JSONL or CSV file's rows (by its suffix), each a JSON object or a CSV record (a field
+    for each column of the header, quotes closed)."""
+    rows = _csv_rows(name, text) if PurePath(name).suffix.lower() == ".csv" else _jsonl_rows(name, text)
+    if not rows:  # an empty file is a mistake, not a passing eval set of nothing
+        raise InputError(_problem(name, "$", "holds no rows"))
+    return rows
+
+
+def _csv_rows(name: str, text: str) -> Rows:
+    rows, problems = Rows(), []
+    reader = csv.DictReader(io.StringIO(text), strict=True)
+    try:
+        for i, record in enumerate(reader, start=1):
+            if None in record:  # DictReader keeps the fields past the header under None
+                problems.append(_problem(name, f"row {i}", f"has more fields than the header's {len(reader.fieldnames or [])} columns"))
+            else:
+                rows.append((f"row {i}", dict(record)))
+    except csv.Error as exc:
+        problems.append(_problem(name, f"row {len(rows) + len(problems) + 1}", f"not a valid CSV record: {exc}"))
+    if problems:
+        raise InputError(problems)
+    return rows
+
+
+def _jsonl_rows(name: str, text: str) -> Rows:
     rows, problems = Rows(), []
     for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
