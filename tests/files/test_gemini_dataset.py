@@ -39,7 +39,7 @@ def test_user_only_turns_are_a_multi_turn_case_and_a_missing_id_is_the_cases_pla
     path = _write(tmp_path, [{"agent_data": {"turns": [{"events": [_user("hi")]}, {"events": [_user("and then?")]}]},
                               "reference": {"response": {"parts": [{"text": "done"}]}}}])
     (case,) = load_eval_set(path).cases()
-    assert case.eval_id == "eval_case_0"
+    assert case.eval_id == "case_0"  # as agents-cli's optimizer names it
     assert [i.user_content.parts[0].text for i in case.conversation] == ["hi", "and then?"]
     assert case.conversation[-1].final_response.parts[0].text == "done"
 

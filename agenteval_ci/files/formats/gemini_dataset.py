@@ -42,12 +42,17 @@ def read(name: str, data: Any) -> tuple[EvalSet, list[Problem]]:
     for i, case in enumerate(dataset.eval_cases):
         at = f"$.eval_cases[{i}]"
         try:
-            cases.append(EvalCase(eval_id=case.eval_case_id or f"eval_case_{i}", conversation=_turns(name, at, case)))
+            cases.append(EvalCase(eval_id=_case_id(case, i), conversation=_turns(name, at, case)))
         except InputError as exc:
             problems += exc.problems
     if problems:
         raise InputError(problems)
     return EvalSet(eval_set_id=name, name=name, eval_cases=cases), _warnings(name, dataset)
+
+
+def _case_id(case: DatasetCase, index: int) -> str:
+    """The case's id; without one, its place, named as agents-cli's optimizer names it."""
+    return case.eval_case_id or f"case_{index}"
 
 
 def _as_read(problem: Problem) -> Problem:
@@ -102,7 +107,7 @@ def read_traces(name: str, data: Any) -> dict[str, list[Invocation]]:
         turns = _traced_turns(case)
         if not turns:
             raise InputError(_problem(name, f"$.eval_cases[{i}]", "holds no user message (`prompt` or a user event) to score a turn of"))
-        traces[case.eval_case_id or f"eval_case_{i}"] = turns
+        traces[_case_id(case, i)] = turns
     return traces
 
 
