@@ -4,7 +4,9 @@ An ACTUAL file is one of:
 - an EvalSet-shaped file whose cases (same eval_ids) hold the agent's actual invocations;
 - an ADK `*.evalset_result.json` (ADK writes it as a JSON string inside JSON; both read);
 - an agenteval results file: each of its runs becomes a run here (re-scoring without re-running);
-- an OTLP/JSON trace export: each case's session becomes a run (agents/traces/recorded.py).
+- an OTLP/JSON trace export: each case's session becomes a run (agents/traces/recorded.py);
+- another tool's format registered in files/formats/: the traces `agents-cli eval generate`
+  writes, Vertex AI rows with `response` and `predicted_trajectory` (JSONL, CSV, a JSON list).
 
 A recorded case is matched to an eval case on its key, as far as its file names it (KeyMatch):
 the same eval_id of the same eval set, and of one suite when a results file holds the case
@@ -24,7 +26,8 @@ import pydantic
 from pydantic.alias_generators import to_camel
 
 from ..errors import InputError, Problem
-from ..files.eval_sets import StreamedEvalSet, eval_set_from_data, eval_set_layout, valid_eval_set_json
+from ..files.eval_sets import StreamedEvalSet, eval_set_from_data, eval_set_layout, parse_json_or_say_what, valid_eval_set_json
+from ..files.formats import format_of, parsed_by_suffix
 from ..files.json_stream import ArrayLayout, read_span
 from ..files.readers import open_regular, parse_json, read_text
 from ..files.results import ResultsFile, is_results_file, results_from_data
@@ -130,14 +133,21 @@ def load_actuals(path: str | Path, cases: Optional[list[EvalCase]] = None) -> Ru
     """Each recorded case -> its runs in this file (one per file, except results files). A trace
     export is read against `cases` (their sessions and user turns), so they are its cases."""
     name, text = Path(path).as_posix(), read_text(path)
+    by_suffix = parsed_by_suffix(name, text)
+    if by_suffix is not None:
+        text_format, rows = by_suffix
+        return _from_other_format(text_format.read_traces(name, rows))
     if looks_like_otlp(text):
         return _from_traces(name, text, cases or [])
     eval_set = valid_eval_set_json(text)
     if eval_set is not None and not (eval_set.model_extra or {}).keys() & _OTHER_FORMATS_KEYS:
         return _from_eval_set(name, eval_set)
-    data: Any = parse_json(name, text)
+    data: Any = parse_json_or_say_what(name, text)
     if isinstance(data, str):  # ADK's double-encoded evalset_result.json
         data = parse_json(f"{name} (the JSON inside its string)", data)
+    other = format_of(data)
+    if other is not None:
+        return _from_other_format(other.read_traces(name, data))
     if isinstance(data, list):  # a legacy test file or the old eval set format: its id is made up from the file name
         return _from_eval_set(name, eval_set_from_data(name, data).eval_set, named=False)
     if not isinstance(data, dict):
@@ -164,6 +174,11 @@ def _from_eval_set(name: str, data: dict[str, Any] | EvalSet, named: bool = True
             raise InputError(Problem(name, f"$.eval_cases[{i}]", "an actual case must hold the agent's `conversation`"))
         runs[CaseRef(eval_set.eval_set_id if named else None, case.eval_id)] = [RunRecord(invocations=case.conversation)]
     return runs
+
+
+def _from_other_format(traces: dict[str, list[Invocation]]) -> RunsByCase:
+    """Another tool's recorded outputs name no eval set: matched on the case's id alone."""
+    return {CaseRef(None, eval_id): [RunRecord(invocations=turns)] for eval_id, turns in traces.items()}
 
 
 def _from_adk_result(name: str, data: dict[str, Any]) -> RunsByCase:

@@ -25,9 +25,10 @@ from pathlib import Path
 from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Problem, UsageError
 from ..files.discovery import CONFIG_NAMES, adk_eval_config, discover_eval_config, find_project_file, looks_like_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config
-from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set
+from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set, parse_json_or_say_what
+from ..files.formats import TEXT_SUFFIXES
 from ..files.project import EvalSetToRun
-from ..files.readers import printable, read_json
+from ..files.readers import printable, read_text
 from ..runner.preflight import config_problems, refusals, suites_problems
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ._common import Done, Verbosity, applies_verbosity, files_in, print_warnings, say
@@ -51,10 +52,12 @@ def check_file(path: Path, environ: Mapping[str, str] | None = None) -> str:
         return _check_project(path, environ or {})
     if path.name.endswith(".session.json"):
         return _check_session(path)
-    data = read_json(path)
-    if path.name.endswith("config.json") or looks_like_eval_config(data):
-        return _check_eval_config(path)
-    loaded = eval_set_from_data(path.as_posix(), data)
+    loaded = load_eval_set(path) if path.suffix.lower() in TEXT_SUFFIXES else None  # rows, not JSON
+    if loaded is None:
+        data = parse_json_or_say_what(path.as_posix(), read_text(path))
+        if path.name.endswith("config.json") or looks_like_eval_config(data):
+            return _check_eval_config(path)
+        loaded = eval_set_from_data(path.as_posix(), data)
     print_warnings(loaded.warnings)
     if find_project_file(path.parent) is None:  # run in adk eval's form; else its project is checked, with its suite's config
         refused, _ = refusals([EvalSetToRun(loaded, load_eval_config(adk_eval_config([path])))])

@@ -1,7 +1,8 @@
 """Eval sets from disk, in each of the formats google-adk 2.13 reads, with clear errors.
 
 An EvalSet file (snake_case or camelCase), ADK's ConversationScenarios file, the legacy
-`.test.json` list of queries and the older list of `{name, data, initial_session}` cases.
+`.test.json` list of queries and the older list of `{name, data, initial_session}` cases;
+other tools' formats are read by their modules in `formats/`.
 Every problem names the file and the JSON path. Where ADK silently ignores something (an
 unknown key) we return a warning.
 """
@@ -24,6 +25,7 @@ from ..schema import EvalSet, Invocation
 from ..schema.content import Content, FunctionCall, Part
 from ..schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
 from ..schema.problems import problems_from
+from .formats import format_of, misnamed, parsed_by_suffix
 from .json_stream import ArrayLayout, array_layout, read_span
 from .readers import check_data, decode_text, may_hold_lone_surrogate, open_regular, parse_json, read_text
 
@@ -135,10 +137,25 @@ def _case_warnings(name: str, i: int, case: EvalCase, seen: set[str]) -> list[Pr
 def load_eval_set(path: str | Path) -> LoadedEvalSet:
     """An EvalSet file, or a legacy raw list of queries (one case per file, as ADK)."""
     name, text = Path(path).as_posix(), read_text(path)
+    by_suffix = parsed_by_suffix(name, text)
+    if by_suffix is not None:
+        other, data = by_suffix
+        return _other_format(name, other.read(name, data))
     eval_set = valid_eval_set_json(text)
     if eval_set is not None:
         return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set))
-    return eval_set_from_data(name, parse_json(name, text))
+    return eval_set_from_data(name, parse_json_or_say_what(name, text))
+
+
+def parse_json_or_say_what(name: str, text: str) -> Any:
+    """The file's JSON; a file that is not JSON but a format we can name says so."""
+    try:
+        return parse_json(name, text)
+    except InputError:
+        problem = misnamed(name, text)
+        if problem is None:
+            raise
+        raise InputError(problem) from None
 
 
 def valid_eval_set_json(text: str) -> EvalSet | None:
@@ -156,6 +173,9 @@ def valid_eval_set_json(text: str) -> EvalSet | None:
 
 def eval_set_from_data(name: str, data: Any) -> LoadedEvalSet:
     """Parsed JSON as an eval set, in whichever of ADK's formats it is."""
+    other = format_of(data)
+    if other is not None:
+        return _other_format(name, other.read(name, data))
     if isinstance(data, list) and data and all(isinstance(row, dict) and "data" in row for row in data):
         return _load_old_eval_set(name, data)
     if isinstance(data, list):
@@ -169,6 +189,12 @@ def eval_set_from_data(name: str, data: Any) -> LoadedEvalSet:
     except pydantic.ValidationError as exc:
         raise InputError(problems_from(exc, name, EvalSet)) from None
     return LoadedEvalSet(name, eval_set, warnings=_eval_set_warnings(name, eval_set))
+
+
+def _other_format(name: str, read: tuple[EvalSet, list[Problem]]) -> LoadedEvalSet:
+    """Another tool's format names no eval set: its id is its path."""
+    eval_set, warnings = read
+    return LoadedEvalSet(name, eval_set, warnings=warnings, made_up_id=True)
 
 
 def _eval_set_warnings(name: str, eval_set: EvalSet) -> list[Problem]:

@@ -82,6 +82,20 @@ _SPECS = [
             ("trajectory_recall", "Vertex: share of the expected calls that the agent made."),
         ]
     ),
+    *(
+        MetricSpec(name, BaseCriterion, _deferred("vertex_computation", "metric", name), description, needs_expected=True)
+        for name, description in [
+            ("exact_match", "Vertex: 1 when the final response equals the expected one exactly."),
+            ("rouge_1", "Vertex: ROUGE-1 F-measure of the final response, no stemming."),
+            ("rouge_2", "Vertex: ROUGE-2 F-measure of the final response, no stemming."),
+            ("rouge_l", "Vertex: ROUGE-L F-measure of the final response, no stemming."),
+            ("rouge_l_sum", "Vertex: ROUGE-Lsum F-measure of the final response, split on newlines."),
+            ("tool_call_valid", "Vertex: 1 when the turn made calls, each naming a tool with object args."),
+            ("tool_name_match", "Vertex: 1 when the turn's tool names are the expected ones, in order."),
+            ("tool_parameter_key_match", "Vertex: share of expected argument names passed, call by call."),
+            ("tool_parameter_kv_match", "Vertex: share of expected arguments passed with equal values."),
+        ]
+    ),
     MetricSpec(
         "trajectory_single_tool_use",
         SingleToolUseCriterion,

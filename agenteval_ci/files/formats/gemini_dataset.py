@@ -1,0 +1,136 @@
+"""A Gemini-platform evaluation dataset (agents-cli's `tests/eval/datasets/*.json`) as an EvalSet.
+
+A case is either a single `prompt` (one turn, `reference.response` its expected answer) or
+`agent_data.turns` whose events end with the user's message. User-only events become one turn
+each, as agents-cli's live mode sends them; prior agent events would have to be seeded into the
+agent's session, which no agent kind does yet, so such a case is refused rather than replayed
+with different answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pydantic
+
+from ...errors import InputError, Problem
+from ...schema import EvalSet, Invocation
+from ...schema.content import Content
+from ...schema.eval_set import EvalCase, InvocationEvent, InvocationEvents
+from ...schema.gemini_dataset import AgentEvent, DatasetCase, EvaluationDataset
+from ...schema.problems import problems_from
+
+FORMAT_NAME = "a Gemini-platform evaluation dataset (agents-cli)"
+_CASE_KEYS = {"eval_case_id", "evalCaseId", "prompt", "agent_data", "agentData"}
+
+
+def recognises(data: Any) -> bool:
+    """An object without `eval_set_id` whose `eval_cases` hold any key only this format has."""
+    if not isinstance(data, dict) or "eval_set_id" in data or "evalSetId" in data:
+        return False
+    cases = data.get("eval_cases", data.get("evalCases"))
+    return isinstance(cases, list) and any(isinstance(c, dict) and _CASE_KEYS & c.keys() for c in cases)
+
+
+def read(name: str, data: Any) -> tuple[EvalSet, list[Problem]]:
+    try:
+        dataset = EvaluationDataset.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError([_as_read(p) for p in problems_from(exc, name, EvaluationDataset)]) from None
+    problems: list[Problem] = []
+    cases = []
+    for i, case in enumerate(dataset.eval_cases):
+        at = f"$.eval_cases[{i}]"
+        try:
+            cases.append(EvalCase(eval_id=_case_id(case, i), conversation=_turns(name, at, case)))
+        except InputError as exc:
+            problems += exc.problems
+    if problems:
+        raise InputError(problems)
+    return EvalSet(eval_set_id=name, name=name, eval_cases=cases), _warnings(name, dataset)
+
+
+def _case_id(case: DatasetCase, index: int) -> str:
+    """The case's id; without one, its place, named as agents-cli's optimizer names it."""
+    return case.eval_case_id or f"case_{index}"
+
+
+def _as_read(problem: Problem) -> Problem:
+    return Problem(problem.file, problem.json_path, f"{problem.message} (read as {FORMAT_NAME})")
+
+
+def _turns(name: str, at: str, case: DatasetCase) -> list[Invocation]:
+    events = [e for turn in (case.agent_data.turns if case.agent_data else []) for e in turn.events]
+    if case.prompt is not None and events:
+        raise InputError(_problem(name, at, "has both `prompt` and `agent_data.turns`; give one (agents-cli refuses both too)"))
+    if case.prompt is not None:
+        reference = case.reference.response if case.reference else None
+        return [_invocation(case.prompt, reference)]
+    if not events:
+        raise InputError(_problem(name, at, "needs `prompt` (one user message) or `agent_data.turns` ending with a user message"))
+    if events[-1].author != "user" or events[-1].content is None:
+        raise InputError(_problem(name, f"{at}.agent_data.turns", "must end with a user event carrying content"))
+    seeded = next((e for e in events if e.author != "user"), None)
+    if seeded is not None:
+        raise InputError(_problem(name, f"{at}.agent_data.turns", f"holds prior events of {seeded.author!r}: seeding an agent's earlier replies into its session is not supported yet; give user-only turns (each is sent as its own turn)"))
+    turns = [_invocation(e.content) for e in events if e.content is not None]
+    if case.reference and case.reference.response is not None:
+        turns[-1] = _invocation(turns[-1].user_content, case.reference.response)
+    return turns
+
+
+def _invocation(prompt: Content, reference: Content | None = None) -> Invocation:
+    return Invocation(user_content=prompt.model_copy(update={"role": prompt.role or "user"}), final_response=reference)
+
+
+def _problem(name: str, at: str, message: str) -> Problem:
+    return Problem(name, at, f"{message} (read as {FORMAT_NAME})")
+
+
+def _warnings(name: str, dataset: EvaluationDataset) -> list[Problem]:
+    warnings = [Problem(name, f"$.{key}", f"unknown key in {FORMAT_NAME}; ignored") for key in dataset.model_extra or {}]
+    for i, case in enumerate(dataset.eval_cases):
+        warnings += [Problem(name, f"$.eval_cases[{i}].{key}", f"unknown key in {FORMAT_NAME}; ignored") for key in case.model_extra or {}]
+    return warnings
+
+
+def read_traces(name: str, data: Any) -> dict[str, list[Invocation]]:
+    """What `agents-cli eval generate` wrote: each case's eval_case_id -> the agent's turns. A
+    user event (or the case's `prompt`) opens a turn; the agent's events after it are that turn's
+    steps, the last one with text and no tool call its final response."""
+    try:
+        dataset = EvaluationDataset.model_validate(data)
+    except pydantic.ValidationError as exc:
+        raise InputError([_as_read(p) for p in problems_from(exc, name, EvaluationDataset)]) from None
+    traces = {}
+    for i, case in enumerate(dataset.eval_cases):
+        turns = _traced_turns(case)
+        if not turns:
+            raise InputError(_problem(name, f"$.eval_cases[{i}]", "holds no user message (`prompt` or a user event) to score a turn of"))
+        traces[_case_id(case, i)] = turns
+    return traces
+
+
+def _traced_turns(case: DatasetCase) -> list[Invocation]:
+    opened: list[tuple[Content, list[AgentEvent]]] = [(case.prompt, [])] if case.prompt is not None else []
+    for event in (e for turn in (case.agent_data.turns if case.agent_data else []) for e in turn.events):
+        if event.author == "user" and event.content is not None:
+            opened.append((event.content, []))
+        elif opened and event.content is not None:
+            opened[-1][1].append(event)
+    return [_traced_invocation(prompt, events) for prompt, events in opened]
+
+
+def _traced_invocation(prompt: Content, events: list[AgentEvent]) -> Invocation:
+    final = next((e for e in reversed(events) if _is_final_response(e)), None)
+    steps = [InvocationEvent(author=e.author or "", content=e.content) for e in events if e is not final]
+    return Invocation(
+        user_content=prompt.model_copy(update={"role": prompt.role or "user"}),
+        final_response=final.content if final else None,
+        intermediate_data=InvocationEvents(invocation_events=steps),
+    )
+
+
+def _is_final_response(event: AgentEvent) -> bool:
+    parts = (event.content.parts if event.content else None) or []
+    return any(p.text for p in parts) and not any(p.function_call or p.function_response for p in parts)
