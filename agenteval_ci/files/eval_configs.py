@@ -79,7 +79,7 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
     for key in data or {}:
         if key not in EvalConfig.model_fields and to_snake(key) not in EvalConfig.model_fields:
             warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
-    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings)
+    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, set(config.custom_metrics or {}))
     if problems:
         raise InputError(problems)
     criteria: dict[str, float | BaseCriterion] = {m.name: m.criterion for m in metrics}
@@ -92,19 +92,35 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
 
 
 def read_criteria(
-    file: str, at: str, raw_criteria: dict[str, Any], problems: list[Problem], warnings: list[Problem]
+    file: str,
+    at: str,
+    raw_criteria: dict[str, Any],
+    problems: list[Problem],
+    warnings: list[Problem],
+    custom_metrics: frozenset[str] | set[str] = frozenset(),
 ) -> list[ConfiguredMetric]:
-    """Each `metric name: threshold or criterion` of a criteria mapping found in `file` at `at`."""
+    """Each `metric name: threshold or criterion` of a criteria mapping found in `file` at `at`;
+    `custom_metrics` are the names the file declares under `custom_metrics`."""
     metrics = []
     for metric_name, raw in raw_criteria.items():
         spec = REGISTRY.get(metric_name)
         if spec is None:
-            problems.append(Problem(file, f"{at}.{metric_name}", f"unknown metric {metric_name!r}; known metrics: {', '.join(REGISTRY)}"))
+            problems.append(Problem(file, f"{at}.{metric_name}", _unknown_metric(metric_name, custom_metrics)))
             continue
         criterion = _read_criterion(file, f"{at}.{metric_name}", spec, raw, problems, warnings)
         if criterion is not None:
             metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion)))
     return metrics
+
+
+def _unknown_metric(metric_name: str, custom_metrics: frozenset[str] | set[str]) -> str:
+    # A declared custom metric is known to the user: say it cannot run here yet rather than "unknown".
+    if metric_name in custom_metrics:
+        return (
+            f"custom metric {metric_name!r} (declared at $.custom_metrics.{metric_name}) is not supported yet; "
+            "only built-in metrics can be gated"
+        )
+    return f"unknown metric {metric_name!r}; known metrics: {', '.join(REGISTRY)}"
 
 
 def with_metrics(config: LoadedEvalConfig, extra: list[ConfiguredMetric]) -> LoadedEvalConfig:

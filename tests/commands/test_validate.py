@@ -157,3 +157,12 @@ def test_a_served_agent_run_would_fail_is_invalid(tmp_path, capsys):
     config.write_text(config.read_text().replace("cwd: web}", "cwd: web, app_name: weather}").replace("npx adk", "no-such-program-agenteval"))
     assert main(["validate", str(config)]) == 0
     assert "start: `no-such-program-agenteval` is not installed here" in capsys.readouterr().err
+
+
+def test_a_criterion_naming_a_declared_custom_metric_says_custom_metrics_are_unsupported(tmp_path, capsys):
+    custom = {"my_metric": {"code_config": {"name": "metrics.my_metric"}}}
+    _write(tmp_path / "test_config.json", {"criteria": {"my_metric": 0.5}, "custom_metrics": custom})
+    _write(tmp_path / "good.evalset.json", {"eval_set_id": "s", "eval_cases": [GOOD_CASE]})
+    assert main(["validate", str(tmp_path)]) == 2
+    out = capsys.readouterr().out
+    assert "$.criteria.my_metric: custom metric 'my_metric' (declared at $.custom_metrics.my_metric) is not supported yet" in out
