@@ -133,12 +133,12 @@ def load_actuals(path: str | Path, cases: Optional[list[EvalCase]] = None) -> Ru
     """Each recorded case -> its runs in this file (one per file, except results files). A trace
     export is read against `cases` (their sessions and user turns), so they are its cases."""
     name, text = Path(path).as_posix(), read_text(path)
+    if looks_like_otlp(text):  # before the suffixes: an OTLP export is JSON Lines too (traces.jsonl)
+        return _from_traces(name, text, cases or [])
     by_suffix = parsed_by_suffix(name, text)
     if by_suffix is not None:
         text_format, rows = by_suffix
         return _from_other_format(text_format.read_traces(name, rows))
-    if looks_like_otlp(text):
-        return _from_traces(name, text, cases or [])
     eval_set = valid_eval_set_json(text)
     if eval_set is not None and not (eval_set.model_extra or {}).keys() & _OTHER_FORMATS_KEYS:
         return _from_eval_set(name, eval_set)
