@@ -5,9 +5,8 @@ project (files/project_scan.py) for evidence: the model strings in the agent's s
 judges' models (ADK's `judge_model` in eval configs; the user simulator's model), the
 variables the agent reads by name, and the `.env` files beside it (a name only they give is
 optional: no code the eval runs reads it; one their comments mark for deployment is left
-out). PROVIDERS maps a model string to what its client reads: ADK 2.13's own model classes
-(Gemini through google-genai, Claude on Vertex AI, OpenAI's `gpt-*`) and LiteLLM's provider
-prefixes (`openai/`, `anthropic/`, `azure/`, `vertex_ai/`, ...). A Gemini model is served by the Gemini API or by
+out). Which variables a model string's client reads is the provider table's (core/providers.py),
+shared with the judge's routes. A Gemini model is served by the Gemini API or by
 Vertex AI, as google-genai's switch `GOOGLE_GENAI_USE_VERTEXAI` says: wherever the project
 writes it (its source, its `.env`, a `.env` example) before the environment init runs in.
 """
@@ -18,7 +17,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-GEMINI_API_KEYS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")  # google-genai reads either (GOOGLE_API_KEY wins when both are set)
+from .providers import GEMINI_API_KEYS, PROVIDERS, Provider, provider_of
+
 VERTEX_SWITCH = "GOOGLE_GENAI_USE_VERTEXAI"  # google-genai: "true" or "1" picks Vertex AI
 ADC_FILE = "GOOGLE_APPLICATION_CREDENTIALS"  # a path, set by the workflow's auth step
 # What the Gemini API or Vertex AI choice decides, not a name to copy from a .env file.
@@ -33,18 +33,6 @@ class Variable:
     value: str | None = None  # written into the workflow as is (`GOOGLE_GENAI_USE_VERTEXAI: "true"`)
 
 
-@dataclass(frozen=True)
-class Provider:
-    name: str
-    models: tuple[str, ...]  # model strings it serves: regular expressions, matched whole
-    variables: tuple[Variable, ...] = ()
-    gemini: bool = False  # google-genai: the Gemini API's key, or Vertex AI, as the project's switch says
-    google_cloud: bool = False  # needs Google Cloud credentials (application default credentials)
-
-    def serves(self, model: str) -> bool:
-        return any(re.fullmatch(pattern, model) for pattern in self.models)
-
-
 def _setting(name: str) -> Variable:
     return Variable(name, secret=False)
 
@@ -52,45 +40,18 @@ def _setting(name: str) -> Variable:
 GOOGLE_CLOUD = (_setting("GOOGLE_CLOUD_PROJECT"), _setting("GOOGLE_CLOUD_LOCATION"))
 VERTEX = (Variable(VERTEX_SWITCH, secret=False, value="true"), *GOOGLE_CLOUD)
 
-# Order matters: the first provider whose pattern matches a model string serves it.
-PROVIDERS: tuple[Provider, ...] = (
-    # ADK's own model classes (google.adk.models.LLMRegistry, 2.13)
-    Provider("Gemini", (r"gemini-\S+", r"gemma-\S+", r"model-optimizer-\S+"), gemini=True),
-    Provider("Gemini on a Vertex AI endpoint", (r"projects/\S+/locations/\S+/(endpoints|publishers/google/models)/\S+",), VERTEX,
-             google_cloud=True),
-    Provider("Claude on Vertex AI (ADK's Claude)", (r"claude-\S+",), GOOGLE_CLOUD, google_cloud=True),
-    Provider("OpenAI (ADK's OpenAILlm)", (r"gpt-\S+", r"o\d+-\S+"), (Variable("OPENAI_API_KEY"),)),
-    Provider("Apigee (ADK's ApigeeLlm)", (r"apigee/\S+",), (_setting("APIGEE_PROXY_URL"),), google_cloud=True),
-    # LiteLLM's provider prefixes (ADK's LiteLlm), with the variables LiteLLM reads for each
-    Provider("OpenAI via LiteLLM", (r"openai/\S+",), (Variable("OPENAI_API_KEY"),)),
-    Provider("Azure OpenAI via LiteLLM", (r"azure/\S+",), (Variable("AZURE_API_KEY"), _setting("AZURE_API_BASE"), _setting("AZURE_API_VERSION"))),
-    Provider("Azure AI via LiteLLM", (r"azure_ai/\S+",), (Variable("AZURE_AI_API_KEY"), _setting("AZURE_AI_API_BASE"))),
-    Provider("Anthropic via LiteLLM", (r"anthropic/\S+",), (Variable("ANTHROPIC_API_KEY"),)),
-    Provider("Vertex AI via LiteLLM", (r"vertex_ai/\S+",), (_setting("VERTEXAI_PROJECT"), _setting("VERTEXAI_LOCATION")), google_cloud=True),
-    Provider("Gemini API via LiteLLM", (r"gemini/\S+",), (Variable("GEMINI_API_KEY"),)),
-    Provider("Amazon Bedrock via LiteLLM", (r"bedrock/\S+",),
-             (Variable("AWS_ACCESS_KEY_ID"), Variable("AWS_SECRET_ACCESS_KEY"), _setting("AWS_REGION_NAME"))),
-    Provider("Groq via LiteLLM", (r"groq/\S+",), (Variable("GROQ_API_KEY"),)),
-    Provider("Mistral via LiteLLM", (r"mistral/\S+",), (Variable("MISTRAL_API_KEY"),)),
-    Provider("DeepSeek via LiteLLM", (r"deepseek/\S+",), (Variable("DEEPSEEK_API_KEY"),)),
-    Provider("Together AI via LiteLLM", (r"together_ai/\S+",), (Variable("TOGETHERAI_API_KEY"),)),
-    Provider("Fireworks AI via LiteLLM", (r"fireworks_ai/\S+",), (Variable("FIREWORKS_AI_API_KEY"),)),
-    Provider("Cohere via LiteLLM", (r"cohere/\S+",), (Variable("COHERE_API_KEY"),)),
-    Provider("Databricks via LiteLLM", (r"databricks/\S+",), (Variable("DATABRICKS_API_KEY"), _setting("DATABRICKS_API_BASE"))),
-    Provider("AI21 via LiteLLM", (r"ai21/\S+",), (Variable("AI21_API_KEY"),)),
-    Provider("OpenRouter via LiteLLM", (r"openrouter/\S+",), (Variable("OPENROUTER_API_KEY"),)),
-    Provider("xAI via LiteLLM", (r"xai/\S+",), (Variable("XAI_API_KEY"),)),
-    Provider("Ollama via LiteLLM (a server CI must run too)", (r"ollama(_chat)?/\S+",), (_setting("OLLAMA_API_BASE"),)),
-)
+
+def variables_of(provider: Provider) -> tuple[Variable, ...]:
+    """What init names for a provider's row: its secrets, then its settings."""
+    if provider.vertex:
+        return VERTEX
+    return (*(Variable(name) for name in provider.init_secrets), *(_setting(name) for name in provider.settings))
+
 
 # Read by name but never a credential: the runner's, the shell's, the agent server's port.
 _NOT_CREDENTIALS = re.compile(r"(PATH|HOME|USER|PWD|SHELL|LANG|TERM|TZ|TMPDIR|PORT|HOST|CI|DEBUG|LOG_LEVEL|PYTHON\w*|NODE_ENV"
                               r"|(GITHUB|RUNNER|ACTIONS|OTEL|AGENTEVAL)_\w*)")
 _SECRET_WORDS = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE")
-
-
-def provider_of(model: str) -> Provider | None:
-    return next((p for p in PROVIDERS if p.serves(model)), None)
 
 
 def looks_like_model(text: str) -> bool:
@@ -165,7 +126,7 @@ def _gemini_key(evidence: Evidence) -> str:
 
 def _provider_variables(provider: Provider, evidence: Evidence) -> tuple[Variable, ...]:
     if not provider.gemini:
-        return provider.variables
+        return variables_of(provider)
     return VERTEX if _vertex(evidence) else (Variable(_gemini_key(evidence)),)
 
 

@@ -12,54 +12,25 @@ We resolve the same names to the same providers, reading the environment variabl
 LiteLLM read. The difference: where the provider speaks OpenAI's chat-completions protocol, we
 call it over plain HTTP (judge/providers/openai.py) instead of through LiteLLM or the openai
 package; the rest (anthropic, bedrock, vertex_ai, cohere, ai21, claude-* on Vertex) go through
-LiteLLM, the optional extra (`pip install 'agenteval-ci[litellm]'`). agenteval.yaml's
+LiteLLM, the optional extra (`pip install 'agenteval-ci[litellm]'`). The providers, their
+endpoints and key variables are rows of core/providers.py, the table init reads too. agenteval.yaml's
 `judge.providers` changes any provider's endpoint or key variable, or adds a prefix of its own.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Mapping, Optional
 
+from ..core.providers import BY_PREFIX, PROVIDERS, Provider, adk_family
 from ..schema.settings import JudgeProviderSettings, JudgeSettings
 
 # ADK's `Class:model` override (LLMRegistry._parse_model), by the class's name folded as ADK folds it.
 CLASS_PREFIXES = {"gemini": "gemini", "gemma": "gemini", "openai": "openai", "openaillm": "openai",
                   "claude": "claude", "anthropic": "anthropic", "anthropicllm": "anthropic", "lite": "litellm", "litellm": "litellm"}
-GEMINI_MODELS = re.compile(r"gemini-.*|gemma-.*|model-optimizer-.*|projects/.+/locations/.+/(endpoints/.+|publishers/google/models/gemini.+)")
-OPENAI_MODELS = re.compile(r"gpt-.*|o\d+-.*")
-CLAUDE_MODELS = re.compile(r"claude-.*")
+ADK_CLASSES = frozenset(p.family for p in PROVIDERS if p.family)  # the names family() gives ADK's own classes
 AZURE_API_VERSION = "2024-10-21"  # Azure OpenAI's current GA data-plane version
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """A provider's defaults: its protocol, base URL and the variables LiteLLM reads for them."""
-
-    protocol: str  # openai | azure | gemini | litellm
-    base_url: Optional[str] = None
-    url_variables: tuple[str, ...] = ()  # the first one set overrides base_url
-    key_variables: tuple[str, ...] = ()  # the first one set holds the key
-    needs_key: bool = True
-    path: str = ""  # added to a base URL read from a variable (Ollama serves OpenAI's API under /v1)
-
-
-ENDPOINTS: dict[str, Endpoint] = {
-    "openai": Endpoint("openai", "https://api.openai.com/v1", ("OPENAI_BASE_URL", "OPENAI_API_BASE"), ("OPENAI_API_KEY",)),
-    "azure": Endpoint("azure", None, ("AZURE_API_BASE", "AZURE_OPENAI_ENDPOINT"), ("AZURE_API_KEY", "AZURE_OPENAI_API_KEY")),
-    "azure_ai": Endpoint("openai", None, ("AZURE_AI_API_BASE",), ("AZURE_AI_API_KEY",)),
-    "groq": Endpoint("openai", "https://api.groq.com/openai/v1", ("GROQ_API_BASE",), ("GROQ_API_KEY",)),
-    "ollama": Endpoint("openai", "http://localhost:11434/v1", ("OLLAMA_API_BASE",), (), needs_key=False, path="/v1"),
-    "ollama_chat": Endpoint("openai", "http://localhost:11434/v1", ("OLLAMA_API_BASE",), (), needs_key=False, path="/v1"),
-    "together_ai": Endpoint("openai", "https://api.together.xyz/v1", ("TOGETHERAI_API_BASE",), ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY", "TOGETHER_API_KEY")),
-    "mistral": Endpoint("openai", "https://api.mistral.ai/v1", ("MISTRAL_API_BASE",), ("MISTRAL_API_KEY",)),
-    "deepseek": Endpoint("openai", "https://api.deepseek.com/v1", ("DEEPSEEK_API_BASE",), ("DEEPSEEK_API_KEY",)),
-    "fireworks_ai": Endpoint("openai", "https://api.fireworks.ai/inference/v1", ("FIREWORKS_API_BASE",), ("FIREWORKS_API_KEY", "FIREWORKS_AI_API_KEY")),
-    "databricks": Endpoint("openai", None, ("DATABRICKS_API_BASE",), ("DATABRICKS_API_KEY",)),
-    # Not OpenAI-compatible (or not reachable with a key alone): LiteLLM, the optional extra.
-    **{name: Endpoint("litellm", needs_key=False) for name in ("anthropic", "bedrock", "vertex_ai", "cohere", "ai21")},
-}
+UNKNOWN_PREFIX = Provider("a provider of agenteval.yaml's own", (), protocol="openai", needs_key=False)
 
 
 @dataclass(frozen=True)
@@ -107,6 +78,13 @@ def _class_override(model: str) -> tuple[Optional[str], str]:
     return CLASS_PREFIXES.get(name, CLASS_PREFIXES.get(name.removesuffix("llm"))), rest
 
 
+def _known_prefix(prefix: str) -> bool:
+    """A provider prefix of the table, unless LiteLLM serves it under the name of one of ADK's
+    own classes (`gemini/...` is LiteLLM's Gemini API route, not ADK's Gemini class)."""
+    row = BY_PREFIX.get(prefix)
+    return row is not None and not (row.protocol == "litellm" and prefix in ADK_CLASSES)
+
+
 def family(model: str, custom: Mapping[str, JudgeProviderSettings]) -> tuple[str, str]:
     """(family, model without its prefix) as ADK's registry resolves `model`: gemini, openai,
     claude (on Vertex AI), a provider prefix (openai, azure, ...) or litellm."""
@@ -117,14 +95,11 @@ def family(model: str, custom: Mapping[str, JudgeProviderSettings]) -> tuple[str
     if forced is not None:
         return forced, rest
     prefix, name = split_provider(model)
-    if prefix is not None and (prefix in custom or prefix in ENDPOINTS):
+    if prefix is not None and (prefix in custom or _known_prefix(prefix)):
         return prefix, name
-    if GEMINI_MODELS.fullmatch(model):
-        return "gemini", model
-    if CLAUDE_MODELS.fullmatch(model):
-        return "claude", model
-    if OPENAI_MODELS.fullmatch(model):
-        return "openai", model
+    adk_class = adk_family(model)
+    if adk_class is not None:
+        return adk_class, model
     if prefix is not None:
         return "litellm", model  # any other provider LiteLLM knows: it says so when asked
     raise Unresolved(
@@ -149,16 +124,16 @@ def resolve(model: str, settings: JudgeSettings, env: Mapping[str, str]) -> Rout
     if name == "litellm":
         return Route("litellm", split_provider(bare)[0] or "litellm", bare)
     own = settings.providers.get(name, JudgeProviderSettings())
-    known = ENDPOINTS.get(name, Endpoint("openai", needs_key=False))
+    known = BY_PREFIX.get(name, UNKNOWN_PREFIX)
     protocol = own.protocol or known.protocol
     if protocol == "gemini":
         return Route("gemini", name, bare, own.base_url)
     if protocol == "litellm":
-        return Route("litellm", name, model if name in ENDPOINTS else f"{name}/{bare}")
+        return Route("litellm", name, model if name in BY_PREFIX else f"{name}/{bare}")
     return _http_route(name, bare, protocol, own, known, env)
 
 
-def _http_route(name: str, model: str, protocol: str, own: JudgeProviderSettings, known: Endpoint, env: Mapping[str, str]) -> Route:
+def _http_route(name: str, model: str, protocol: str, own: JudgeProviderSettings, known: Provider, env: Mapping[str, str]) -> Route:
     from_variable = _first(env, known.url_variables)
     if from_variable and known.path and not from_variable.rstrip("/").endswith(known.path):
         from_variable = from_variable.rstrip("/") + known.path

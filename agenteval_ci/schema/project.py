@@ -6,8 +6,8 @@ file is three lines (see docs/config.md).
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Annotated, Any, Literal, Optional, Union
 
 from pydantic import Discriminator, Field, Tag, field_validator, model_validator
@@ -125,7 +125,7 @@ def check_file_path(value: str) -> str:
         raise ValueError(f"is {size:,} bytes long; a path is at most {MAX_PATH_BYTES:,}")
     if value.split("/")[-1] in ("", ".", ".."):
         raise ValueError("names a folder; name a file")
-    longest = max(PurePosixPath(value).parts, key=lambda part: len(part.encode("utf-8", "surrogatepass")))
+    longest = max(value.split("/"), key=lambda part: len(part.encode("utf-8", "surrogatepass")))
     if len(longest.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
         raise ValueError(f"holds a name of more than {MAX_NAME_BYTES} bytes ({longest[:40]!r}...)")
     return value
@@ -148,7 +148,7 @@ class ProjectConfig(StrictModel):
     @property
     def baseline_named(self) -> bool:
         """A `baseline:` other than the default must exist: a typo must not pass as a first run."""
-        return "baseline" in self.model_fields_set and PurePosixPath(self.baseline) != PurePosixPath(DEFAULT_BASELINE)
+        return "baseline" in self.model_fields_set and posixpath.normpath(self.baseline) != posixpath.normpath(DEFAULT_BASELINE)
 
     @model_validator(mode="after")
     def _unique_suite_names(self) -> "ProjectConfig":

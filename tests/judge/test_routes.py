@@ -68,20 +68,33 @@ def test_adks_class_prefix_and_an_unknown_name():
         family("my-model", {})
 
 
-@pytest.mark.parametrize("model", [n for n in NAMES if not n.startswith("projects/")])
-def test_init_names_a_key_the_judges_route_reads(model):
-    """init's table (core/credentials.py) and the judge's (judge/routes.py) know the same model
-    strings: for each, the key init tells the user to set is one the route reads."""
-    from agenteval_ci.core.credentials import provider_of
-    from agenteval_ci.judge.routes import ENDPOINTS
+@pytest.mark.parametrize("model", NAMES + ["gemini/gemini-2.5-flash", "openrouter/x/y", "xai/grok-3"])
+def test_init_names_the_key_the_judges_route_reads(model):
+    """init and the judge read one table (core/providers.py): with only the variables init tells
+    the user to set, the judge's route for the same model has its endpoint and key."""
+    from agenteval_ci.core.credentials import variables_of
+    from agenteval_ci.core.providers import provider_of
 
-    provider = provider_of(model)
-    assert provider is not None, model
-    name, _ = family(model, {})
-    endpoint = ENDPOINTS.get(name)
-    if endpoint is None or endpoint.protocol == "litellm" or not endpoint.key_variables:
-        return  # Gemini (access.py), LiteLLM's own variables, or a keyless server
-    secrets = [v.name for v in provider.variables if v.secret]
-    assert secrets and secrets[0] in endpoint.key_variables, (model, secrets, endpoint.key_variables)
-    if endpoint.base_url is None:  # no default endpoint (Azure, Databricks): init names where it is
-        assert {v.name for v in provider.variables if not v.secret} & set(endpoint.url_variables), model
+    row = provider_of(model)
+    assert row is not None, model
+    env = {v.name: v.value or f"value-of-{v.name}" for v in variables_of(row)}
+    route = resolve(model, JudgeSettings(), env)
+    assert route.problem is None, (model, route.problem)
+    if route.protocol in ("openai", "azure") and row.key_variables:
+        assert route.api_key == f"value-of-{row.init_secrets[0]}", model
+    assert route.provider in (row.prefix, row.family, "vertex_ai"), (model, route.provider)  # ADK's Claude is on Vertex AI
+
+
+def test_adding_an_openai_compatible_provider_is_one_row(monkeypatch):
+    from agenteval_ci.core import credentials, providers
+    from agenteval_ci.core.credentials import Evidence, credentials_for
+
+    row = providers.Provider("Acme via LiteLLM", (r"acme/\S+",), prefix="acme", protocol="openai",
+                             base_url="https://api.acme.test/v1", url_variables=("ACME_API_BASE",), key_variables=("ACME_API_KEY",))
+    for module in (providers, credentials):  # the row, as if written into the table
+        monkeypatch.setattr(module, "PROVIDERS", (*providers.PROVIDERS, row))
+    monkeypatch.setitem(providers.BY_PREFIX, "acme", row)
+    route = resolve("acme/m-1", JudgeSettings(), {"ACME_API_KEY": "k"})
+    assert (route.protocol, route.provider, route.base_url, route.api_key) == ("openai", "acme", "https://api.acme.test/v1", "k")
+    needs = credentials_for(Evidence(agent_models={"acme/m-1": "agent.py"}, adk_agent=False)).names
+    assert needs == ("ACME_API_KEY",)
