@@ -149,7 +149,7 @@ def start_and_stop(config: Path) -> tuple[float, float]:
     case = next(suite.eval_sets[0].cases())
 
     async def both() -> tuple[float, float]:
-        agent = load_agent(suite.agent, suite.base_dir, CONCURRENCY)
+        agent = load_agent(suite.agent, CONCURRENCY)
         started = time.perf_counter()
         await agent.start(case, 0)
         ready = time.perf_counter()

@@ -9,21 +9,18 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-import sys
 import sysconfig
 import traceback
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Awaitable, Protocol, TypeVar, Union
+from typing import Awaitable, Protocol, TypeVar
 
 from ..errors import UsageError
+from ..files.agent_spec import AgentSpec
 from ..schema import Content, EvalCase, Invocation
 from ..schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig
 
 T = TypeVar("T")
-
-# `module.path:function` or `path/to/file.py:function` (not a Windows drive like C:\).
-CALLABLE_SPEC = re.compile(r"^(?P<target>.+?\S):(?P<function>[A-Za-z_][A-Za-z0-9_]*)$")
 
 
 class AgentExited(RuntimeError):
@@ -63,60 +60,24 @@ class Agent(Protocol):
         """After the event loop, on every way out: stop what outlives it (a started server)."""
 
 
-def load_agent(spec: Union[str, RemoteAgentConfig], base_dir: Path, workers: int = 8, where: str = "", turn_timeout: float = 300.0) -> Agent:
-    """The adapter for a suite's `agent`: an agent served over HTTP, a Python callable, else an
-    ADK folder or module. `where` names the config key the spec came from, for the error message;
-    `turn_timeout` also bounds a remote agent's session opening (runner/suites.py bounds each turn)."""
-    if isinstance(spec, RemoteAgentConfig):
+def load_agent(spec: AgentSpec, workers: int = 8, where: str = "", turn_timeout: float = 300.0) -> Agent:
+    """The adapter for a suite's parsed `agent`: an agent served over HTTP, a Python callable, else
+    an ADK folder or module. `where` names the config key the spec came from, for the error
+    message; `turn_timeout` also bounds a remote agent's session opening (runner/suites.py bounds each turn)."""
+    if spec.served is not None:
         from .remote import load_remote_agent
 
-        return load_remote_agent(spec, base_dir, workers, where or "agent", turn_timeout)
+        return load_remote_agent(spec.served, spec.base_dir, workers, where or "agent", turn_timeout)
     try:
-        match = CALLABLE_SPEC.match(spec)
-        if match and len(match["target"]) > 1 and not _is_package_folder(base_dir / spec):
+        if spec.kind == "callable":
             from .python_callable import load_callable_agent
 
-            return load_callable_agent(match["target"], match["function"], base_dir, workers)
+            return load_callable_agent(spec.target, spec.function, spec.base_dir, workers)
         from .adk import load_adk_agent
 
-        return load_adk_agent(spec, base_dir)
+        return load_adk_agent(spec.target, spec.base_dir)
     except UsageError as exc:
         raise UsageError(f"{where}: {exc}" if where else str(exc)) from exc.__cause__
-
-
-def agent_folder(spec: Union[str, RemoteAgentConfig], base_dir: Path) -> Path:
-    """The folder an agent lives in, found without importing it: an ADK package folder, a .py
-    file's folder, a dotted module's top package folder when it is beside the config, else the
-    config's folder (a served agent, an installed module)."""
-    if isinstance(spec, RemoteAgentConfig):
-        return base_dir
-    match = CALLABLE_SPEC.match(spec)
-    target = match["target"] if match and len(match["target"]) > 1 and not _is_package_folder(base_dir / spec) else spec
-    path = base_dir / target
-    if path.is_dir():
-        return path
-    if target.endswith(".py"):
-        return path.parent
-    top = base_dir / target.split(".", 1)[0]
-    return top if top.is_dir() else base_dir
-
-
-def agent_problem(spec: str, base_dir: Path) -> str | None:
-    """Why the suite's `agent` cannot be found, checked without importing anything (validate
-    runs no user code): a folder with __init__.py, a .py file, a callable's file, or a module
-    Python can find. None when it is there."""
-    match = CALLABLE_SPEC.match(spec)
-    if match and len(match["target"]) > 1 and not _is_package_folder(base_dir / spec):
-        target = match["target"]
-        if target.endswith(".py"):
-            return None if (base_dir / target).is_file() else f"no such file: {(base_dir / target).as_posix()}"
-        return _module_problem(target, base_dir)
-    path = base_dir / spec
-    if _is_package_folder(path) or (spec.endswith(".py") and path.is_file()):
-        return None
-    if path.is_dir():
-        return f"{path.as_posix()} is a folder without __init__.py (ADK's layout: __init__.py doing `from . import agent`)"
-    return _module_problem(spec, base_dir)
 
 
 def remote_agent_problems(config: RemoteAgentConfig, base_dir: Path, cases: Iterable[EvalCase],
@@ -157,24 +118,6 @@ def _start_program(command: str) -> str | None:
 
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_WORDS = {"cd", "exec", "env", "export", "set", "source", ".", "if", "for", "while", "(", "{"}
-
-
-def _module_problem(dotted: str, base_dir: Path) -> str | None:
-    """A dotted module's top package, looked for as an import would (the yaml's folder first)."""
-    from importlib.machinery import PathFinder
-
-    top = dotted.split(".")[0]
-    if top.isidentifier() and (top in sys.modules or PathFinder.find_spec(top, [str(base_dir.resolve()), *sys.path])):
-        return None
-    return f"no agent folder, .py file or module {dotted!r} (relative to {base_dir.as_posix() or '.'})"
-
-
-def _is_package_folder(path: Path) -> bool:
-    """An agent folder whose name merely looks like `target:function` (`x:y/`) is still a folder."""
-    try:
-        return (path / "__init__.py").is_file()
-    except (OSError, ValueError):
-        return False
 
 
 _OURS = str(Path(__file__).resolve().parent.parent)

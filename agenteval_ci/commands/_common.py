@@ -18,7 +18,6 @@ from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Protocol, TypeVar
 
-from ..agents import agent_folder
 from ..agents.logs import DEFAULT_CONSOLE_LEVEL
 from ..core.digest import ResultsDigest, ScoredCase, ScoredResults, digest
 from ..errors import Problem, UsageError
@@ -250,7 +249,7 @@ def _files_under(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
 def with_agent_dotenv(suites: Iterable[Suite], environ: Mapping[str, str]) -> Mapping[str, str]:
     """Load the suites' agents' `.env` files into os.environ, as `adk eval` does (files/dotenv.py),
     and return `environ` as the judge should read it: with those values beneath what it holds."""
-    loaded = load_agent_dotenv(agent_folder(s.agent, s.base_dir) for s in suites)
+    loaded = load_agent_dotenv(s.agent.folder for s in suites)
     for path, names in loaded.items():
         note(f"loaded {path.as_posix()} ({len(names)} variable(s) not already set), as adk eval loads an agent's .env")
     if not loaded or environ is os.environ:

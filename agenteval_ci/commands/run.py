@@ -15,13 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..agents import CALLABLE_SPEC as _CALLABLE
 from ..agents.adk import override_features
 from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
 from ..core.gate import Comparison, unevidenced
 from ..core.settings import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
+from ..files.agent_spec import CALLABLE_SPEC, AgentSpec
 from ..files.baseline_file import load_baseline
 from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
@@ -252,7 +252,7 @@ def _eval_set_file(agent_dir: Path, target: str) -> Path:
 
 
 def adk_style_suite(agent_dir: str, eval_set_args: list[str], config_file_path: str | None) -> Suite:
-    if not Path(agent_dir).is_dir() and not _CALLABLE.match(agent_dir):
+    if not Path(agent_dir).is_dir() and not CALLABLE_SPEC.match(agent_dir):
         raise UsageError(f"AGENT_DIR {agent_dir!r} is neither a folder nor a `file.py:function` (adk eval's form: agenteval run AGENT_DIR EVAL_SET...)")
     selections: dict[Path, list[str]] = {}
     for arg in eval_set_args:
@@ -260,7 +260,7 @@ def adk_style_suite(agent_dir: str, eval_set_args: list[str], config_file_path: 
         selections.setdefault(_eval_set_file(Path(agent_dir), target), []).extend(ids)
     config = load_eval_config(adk_eval_config(list(selections), config_file_path))
     eval_sets = [_selected(path, ids, config) for path, ids in selections.items()]
-    return Suite(name="default", agent=agent_dir, base_dir=Path("."), eval_sets=eval_sets)
+    return Suite(name="default", agent=AgentSpec.parse(agent_dir, Path(".")), base_dir=Path("."), eval_sets=eval_sets)
 
 
 def _selected(path: Path, ids: list[str], config: LoadedEvalConfig) -> EvalSetToRun:

@@ -71,7 +71,7 @@ def _check_project(path: Path, environ: Mapping[str, str]) -> str:
     """agenteval.yaml resolved as `run` resolves it, what `run` refuses before it starts the
     agents, and every suite's agent found (not run): a folder, file or module for an agent we
     import; for one served over HTTP, its config."""
-    from ..agents import agent_problem, remote_agent_problems
+    from ..agents import remote_agent_problems
     from ..files.project import load_project
 
     project = load_project(path)
@@ -81,14 +81,14 @@ def _check_project(path: Path, environ: Mapping[str, str]) -> str:
     problems = []
     for i, suite in enumerate(project.suites):
         at = f"$.suites[{i}].agent"
-        if not isinstance(suite.agent, str):
+        if suite.agent.served is not None:
             suite_cases = [case for eval_set in suite.eval_sets for case in eval_set.cases()]
-            found, warnings = remote_agent_problems(suite.agent, suite.base_dir, suite_cases, environ)
+            found, warnings = remote_agent_problems(suite.agent.served, suite.base_dir, suite_cases, environ)
             problems += [Problem(project.path, at, problem) for problem in found]
             print_warnings(Problem(project.path, at, warning) for warning in warnings)
             continue
         try:
-            problem = agent_problem(suite.agent, suite.base_dir)
+            problem = suite.agent.problem()
         except (OSError, ValueError) as exc:
             problem = f"cannot look for it: {exc}"
         if problem:

@@ -21,8 +21,8 @@ from ..errors import InputError, Problem, UsageError
 from ..schema import EvalCase, ToolArgsCriterion
 from ..schema.problems import problems_from
 from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, SuiteConfig
-from ..schema.remote_agent import RemoteAgentConfig
 from ..schema.settings import GateSettings, ModelPrice
+from .agent_spec import AgentSpec
 from .discovery import discover_eval_config, find_project_file, project_root
 from .eval_configs import LoadedEvalConfig, config_rule_problems, judged_by, load_eval_config, read_criteria, with_metrics, with_tool_args
 from .eval_sets import EvalSetFile, open_eval_set
@@ -50,7 +50,7 @@ class EvalSetToRun:
 @dataclass(frozen=True)
 class Suite:
     name: str
-    agent: str | RemoteAgentConfig
+    agent: AgentSpec  # `agent:`, parsed once
     base_dir: Path  # where relative agent paths and module imports start
     eval_sets: list[EvalSetToRun]
     num_runs: int = 1  # with `adaptive`, the first round's runs per case
@@ -179,7 +179,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
     eval_sets = _with_suite_options(file, at, suite, eval_sets)
     return Suite(
         name=suite.name,
-        agent=suite.agent,
+        agent=AgentSpec.parse(suite.agent, base_dir),
         base_dir=base_dir,
         eval_sets=eval_sets,
         num_runs=suite.adaptive.min_runs if suite.num_runs == "auto" else suite.num_runs,

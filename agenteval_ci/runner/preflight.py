@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from ..agents import agent_folder
 from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem, UsageError
 from ..files.baseline_file import load_baseline
@@ -100,7 +99,7 @@ def suites_problems(suites: Sequence[Suite], target: BaselineTarget, environ: Ma
     `named_in`: the project file, where a missing baseline is named."""
     problems = []
     try:
-        load_agent_dotenv((agent_folder(suite.agent, suite.base_dir) for suite in suites), dict(environ))
+        load_agent_dotenv((suite.agent.folder for suite in suites), dict(environ))
     except InputError as exc:
         problems += exc.problems
     try:

@@ -430,7 +430,7 @@ def run_suites(
     if logs:
         logs.begin()  # before a started agent server appends its output
     agents = {
-        s.name: load_agent(s.agent, s.base_dir, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds)
+        s.name: load_agent(s.agent, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds)
         for s in suites if any(j.suite is s for j in jobs)
     }
     if logs:
