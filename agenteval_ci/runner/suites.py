@@ -390,6 +390,16 @@ def first_baseline_suite(suite: Suite) -> Suite:
     return replace(suite, num_runs=first_round_runs(limits), adaptive=limits)
 
 
+def _load_agents(suites: list[Suite], logs: AgentLogs | None) -> dict[str, Agent]:
+    """Each suite's agent, by suite name, loaded between the two halves of taming its logging."""
+    if logs:
+        logs.begin()  # before a started agent server appends its output
+    agents = {s.name: load_agent(s.agent, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds) for s in suites}
+    if logs:
+        logs.apply()
+    return agents
+
+
 def run_suites(
     suites: list[Suite],
     judge_settings: JudgeSettings | None = None,
@@ -427,14 +437,7 @@ def run_suites(
     # The judge: one for the whole run, so all judged metrics share its bound and cache. Made
     # before the agents are imported: what they set in os.environ is theirs, not the judge's.
     judge = make_judge(judge_settings or JudgeSettings(), environ or {})
-    if logs:
-        logs.begin()  # before a started agent server appends its output
-    agents = {
-        s.name: load_agent(s.agent, workers=s.concurrency, where=s.source, turn_timeout=s.turn_timeout_seconds)
-        for s in suites if any(j.suite is s for j in jobs)
-    }
-    if logs:
-        logs.apply()
+    agents = _load_agents([s for s in suites if any(j.suite is s for j in jobs)], logs)
     try:
         adapt = Adapt(None if new_baseline else baseline, gate or GateSettings(), first_baseline) if any(j.suite.adaptive for j in jobs) else None
         adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, take, adapt)))

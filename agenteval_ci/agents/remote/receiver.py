@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import io
 import json
 import socket
 import sys
@@ -224,67 +225,76 @@ class OtlpReceiver:
         server.close_connections()
 
 
+class _OtlpHandler(BaseHTTPRequestHandler):
+    """OTLP/HTTP's trace export into `store`; metrics and logs are taken and dropped."""
+
+    protocol_version = "HTTP/1.1"
+    store: TraceStore  # set by _handler on the subclass each receiver serves
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        try:
+            body = self._body()
+        except ValueError as exc:
+            self.store.bad_request(str(exc))
+            return self._answer(413, b"", "text/plain", close=True)
+        content_type = (self.headers.get("Content-Type") or "application/x-protobuf").lower()
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/v1/metrics", "/v1/logs"):
+            return self._ok(content_type)
+        if path != "/v1/traces":
+            return self._answer(404, b"", "text/plain")
+        try:
+            spans = decode_export(body, content_type, (self.headers.get("Content-Encoding") or "").lower())
+        except OtlpError as exc:
+            self.store.bad_request(str(exc))
+            return self._answer(400, str(exc).encode(), "text/plain")
+        self.store.add(spans)
+        self._ok(content_type)
+
+    def _body(self) -> bytes:
+        """Content-Length, or chunked (Node's exporter streams its body)."""
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return _read_chunked(self.rfile)
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > MAX_EXPORT_BYTES:
+            raise ValueError(f"{length:,} bytes (the limit is {MAX_EXPORT_BYTES:,})")
+        return self.rfile.read(length)
+
+    def _ok(self, content_type: str) -> None:
+        # An empty ExportTraceServiceResponse: no bytes in protobuf, {} in JSON.
+        json_body = "json" in content_type
+        self._answer(200, b"{}" if json_body else b"", "application/json" if json_body else "application/x-protobuf")
+
+    def _answer(self, status: int, body: bytes, content_type: str, close: bool = False) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def _read_chunked(rfile: io.BufferedIOBase) -> bytes:
+    """A chunked body, refused past MAX_EXPORT_BYTES; trailers are read and dropped."""
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        size = int(rfile.readline(100).split(b";")[0].strip() or b"0", 16)
+        total += size
+        if total > MAX_EXPORT_BYTES:
+            raise ValueError(f"more than {MAX_EXPORT_BYTES:,} bytes")
+        if size == 0:
+            while rfile.readline(8192).strip():  # trailers
+                pass
+            return b"".join(chunks)
+        chunks.append(rfile.read(size))
+        rfile.readline(8)
+
+
 def _handler(store: TraceStore) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-            try:
-                body = self._body()
-            except ValueError as exc:
-                store.bad_request(str(exc))
-                return self._answer(413, b"", "text/plain", close=True)
-            content_type = (self.headers.get("Content-Type") or "application/x-protobuf").lower()
-            path = self.path.split("?", 1)[0].rstrip("/")
-            if path in ("/v1/metrics", "/v1/logs"):
-                return self._ok(content_type)
-            if path != "/v1/traces":
-                return self._answer(404, b"", "text/plain")
-            try:
-                spans = decode_export(body, content_type, (self.headers.get("Content-Encoding") or "").lower())
-            except OtlpError as exc:
-                store.bad_request(str(exc))
-                return self._answer(400, str(exc).encode(), "text/plain")
-            store.add(spans)
-            self._ok(content_type)
-
-        def _body(self) -> bytes:
-            """Content-Length, or chunked (Node's exporter streams its body)."""
-            if "chunked" not in (self.headers.get("Transfer-Encoding") or "").lower():
-                length = int(self.headers.get("Content-Length") or 0)
-                if length > MAX_EXPORT_BYTES:
-                    raise ValueError(f"{length:,} bytes (the limit is {MAX_EXPORT_BYTES:,})")
-                return self.rfile.read(length)
-            chunks: list[bytes] = []
-            total = 0
-            while True:
-                size = int(self.rfile.readline(100).split(b";")[0].strip() or b"0", 16)
-                total += size
-                if total > MAX_EXPORT_BYTES:
-                    raise ValueError(f"more than {MAX_EXPORT_BYTES:,} bytes")
-                if size == 0:
-                    while self.rfile.readline(8192).strip():  # trailers
-                        pass
-                    return b"".join(chunks)
-                chunks.append(self.rfile.read(size))
-                self.rfile.readline(8)
-
-        def _ok(self, content_type: str) -> None:
-            # An empty ExportTraceServiceResponse: no bytes in protobuf, {} in JSON.
-            json_body = "json" in content_type
-            self._answer(200, b"{}" if json_body else b"", "application/json" if json_body else "application/x-protobuf")
-
-        def _answer(self, status: int, body: bytes, content_type: str, close: bool = False) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            if close:
-                self.send_header("Connection", "close")
-                self.close_connection = True
-            self.end_headers()
-            self.wfile.write(body)
-
-    return Handler
+    return type("Handler", (_OtlpHandler,), {"store": store})
