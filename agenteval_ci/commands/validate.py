@@ -1,7 +1,8 @@
 """`agenteval validate PATH...`: check eval sets, configs and agenteval.yaml; a pre-commit hook.
 
 Folders are searched recursively for agenteval.yaml, *.test.json, *.evalset.json,
-test_config.json, eval_config.json and *.session.json. A file is told apart by what it holds:
+test_config.json, eval_config.json and *.session.json, and for the other formats we read
+(Gemini-platform datasets in *.json, Vertex rows in *.jsonl / *.csv), told by what they hold. A file is told apart by what it holds:
 an object with a config's keys (`criteria`, ...) is an eval config whatever its name; a
 .yaml/.yml file is a project file. What `run` would reject without running the agent is
 reported: a project's suites are resolved as `run` resolves them (globs, eval sets, configs,
@@ -26,7 +27,7 @@ from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Proble
 from ..files.discovery import CONFIG_NAMES, adk_eval_config, discover_eval_config, find_project_file, looks_like_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config
 from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set, parse_json_or_say_what
-from ..files.formats import TEXT_SUFFIXES
+from ..files.formats import TEXT_SUFFIXES, holds_a_dataset
 from ..files.project import EvalSetToRun
 from ..files.readers import printable, read_text
 from ..runner.preflight import config_problems, refusals, suites_problems
@@ -37,6 +38,8 @@ from .convert import read_session
 _EVAL_SET_PATTERNS = ("*.test.json", "*.evalset.json")
 _PATTERNS = (DEFAULT_PROJECT_FILE, *_EVAL_SET_PATTERNS, *CONFIG_NAMES, "*.session.json")
 _PROJECT_SUFFIXES = (".yaml", ".yml")
+_NOT_OURS = {"node_modules", "site-packages", "venv", "__pycache__"}
+_DATASET_PATTERNS = ("*.json", *(f"*{suffix}" for suffix in TEXT_SUFFIXES))
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,19 @@ def eval_sets_using(config: Path) -> list[LoadedEvalSet]:
     return [load_eval_set(f) for f in candidates if (found := discover_eval_config(f, top)) and found.resolve() == resolved]
 
 
+def _datasets_in(paths: tuple[str, ...], named: set[Path]) -> list[Path]:
+    """Under the folders named: files of the other formats we read (Gemini-platform datasets,
+    Vertex rows), which no file name tells apart, found by what they hold."""
+    folders = tuple(p for p in paths if Path(p).is_dir())
+    candidates = files_in(folders, _DATASET_PATTERNS) if folders else []
+    return [f for f in candidates if f not in named and not _installed(f) and holds_a_dataset(f)]
+
+
+def _installed(path: Path) -> bool:
+    """In a hidden folder (.venv, .git) or one of installed packages: not the project's own data."""
+    return any(part.startswith(".") and part not in (".", "..") or part in _NOT_OURS for part in path.parts[:-1])
+
+
 def _check_session(path: Path) -> str:
     """An initial session for legacy files, checked as `convert` reads it."""
     read_session(path)
@@ -147,6 +163,7 @@ def _with_governing_projects(files: list[Path]) -> list[tuple[Path, str]]:
 @applies_verbosity
 def validate(settings: ValidateSettings) -> Done:
     named = files_in(settings.paths, _PATTERNS)
+    named += _datasets_in(settings.paths, set(named))
     if not named:
         raise UsageError("no agenteval.yaml, eval sets or configs found in " + ", ".join(settings.paths))
     checked = _with_governing_projects(named)

@@ -9,9 +9,10 @@ problems name the file, the JSON path (or row) and the format the file was read 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any, Optional
 
 from ...errors import Problem
@@ -52,3 +53,24 @@ def parsed_by_suffix(name: str, text: str) -> tuple[EvalSetFormat, Any] | None:
     suffix = PurePath(name).suffix.lower()
     found = next((f for f in FORMATS if suffix in f.suffixes and f.parse is not None), None)
     return (found, found.parse(name, text)) if found and found.parse else None
+
+
+PEEK_BYTES = 4 * 1024 * 1024  # a file found in a folder is looked into only this far
+
+
+def holds_a_dataset(path: Path) -> bool:
+    """Whether a file found in a folder (not named as an eval set) is one of these formats: a
+    JSON file a format recognises, or JSONL/CSV rows whose first row has one of Vertex's
+    columns. A file too big to peek at, or unreadable, is left to the reader it is named to."""
+    try:
+        if path.stat().st_size > PEEK_BYTES:
+            return False
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    if path.suffix.lower() in TEXT_SUFFIXES:
+        return vertex_rows.has_columns(text, path.suffix.lower())
+    try:
+        return format_of(json.loads(text)) is not None
+    except ValueError:
+        return False

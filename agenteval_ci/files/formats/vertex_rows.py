@@ -70,6 +70,18 @@ def _jsonl_rows(name: str, text: str) -> Rows:
     return rows
 
 
+def has_columns(text: str, suffix: str) -> bool:
+    """Whether the first row of JSONL or CSV text names one of Vertex's columns."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    if suffix == ".csv":
+        return bool(_COLUMNS & {cell.strip().strip('"') for cell in first.split(",")})
+    try:
+        row = json.loads(first)
+    except ValueError:
+        return False
+    return isinstance(row, dict) and bool(_COLUMNS & row.keys())
+
+
 def misnamed_jsonl(name: str, text: str) -> Problem | None:
     """A file not named .jsonl that holds one JSON object a line: what to do, instead of JSON's
     "Extra data" at line 2."""
