@@ -231,10 +231,12 @@ def per_invocation_metric(
     return evaluate
 
 
-evaluate_final_response_quality = per_invocation_metric(
+JudgedMetric = Callable[[MetricInput], Awaitable[MetricRun]]
+
+evaluate_final_response_quality: JudgedMetric = per_invocation_metric(
     "rubric_based_final_response_quality_v1", "FINAL_RESPONSE_QUALITY", _final_response_prompt, _final_response_needs
 )
-evaluate_tool_use_quality = per_invocation_metric(
+evaluate_tool_use_quality: JudgedMetric = per_invocation_metric(
     "rubric_based_tool_use_quality_v1", "TOOL_USE_QUALITY", _tool_use_prompt, lambda _: (*APP_DETAILS, TOOL_RESPONSES)
 )
 

@@ -8,7 +8,8 @@ ROUGE brings its stemmer, and a `score` of deterministic metrics needs none of t
 from __future__ import annotations
 
 import importlib
-from typing import Any, Optional
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Optional
 
 from ...schema import (
     BaseCriterion,
@@ -26,16 +27,51 @@ from . import efficiency, trajectory
 from .base import Evaluate, MetricInput, MetricSpec
 
 
-def _deferred(module: str, function: str, *args: Any) -> Evaluate:
-    """`module.function` (or `module.function(*args)`, for a metric family's factory),
-    imported on the first call."""
+class _Lazy:
+    """A metric module, imported when one of its names is first read."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(f"{__package__}.{self._name}"), attr)
+
+
+if TYPE_CHECKING:  # the type checker and grep see the real functions each row names
+    from . import (
+        alignment,
+        llm_coherence,
+        llm_conversation,
+        llm_hallucinations,
+        llm_match,
+        llm_rubrics,
+        rouge,
+        user_simulator,
+        vertex,
+        vertex_computation,
+    )
+else:
+    alignment = _Lazy("alignment")
+    llm_coherence = _Lazy("llm_coherence")
+    llm_conversation = _Lazy("llm_conversation")
+    llm_hallucinations = _Lazy("llm_hallucinations")
+    llm_match = _Lazy("llm_match")
+    llm_rubrics = _Lazy("llm_rubrics")
+    rouge = _Lazy("rouge")
+    user_simulator = _Lazy("user_simulator")
+    vertex = _Lazy("vertex")
+    vertex_computation = _Lazy("vertex_computation")
+
+
+def _deferred(target: Callable[[], Callable[..., Any]], *args: str) -> Evaluate:
+    """The metric function `target` gives (or, with `args`, the one its factory makes of them for
+    a metric family), looked up on the first call: its module loads then."""
     loaded: Optional[Evaluate] = None
 
     def evaluate(inp: MetricInput) -> Any:
         nonlocal loaded
         if loaded is None:
-            target = getattr(importlib.import_module(f"{__package__}.{module}"), function)
-            loaded = target(*args) if args else target
+            loaded = target()(*args) if args else target()
         return loaded(inp)
 
     return evaluate
@@ -54,26 +90,26 @@ _SPECS = [
     MetricSpec(
         "tool_trajectory_alignment_score",
         ToolArgsCriterion,
-        _deferred("alignment", "evaluate_alignment"),
+        _deferred(lambda: alignment.evaluate_alignment),
         "agenteval: partial credit from aligning expected and actual calls, argument rules applied.",
         needs_expected=True,
     ),
     MetricSpec(
         "tool_argument_match_score",
         ToolArgsCriterion,
-        _deferred("alignment", "evaluate_argument_match"),
+        _deferred(lambda: alignment.evaluate_argument_match),
         "agenteval: share of expected arguments matched on the aligned calls, per tool.",
         needs_expected=True,
     ),
     MetricSpec(
         "response_match_score",
         BaseCriterion,
-        _deferred("rouge", "evaluate"),
+        _deferred(lambda: rouge.evaluate),
         "ROUGE-1 F-measure of the final response against the expected one.",
         needs_expected=True,
     ),
     *(
-        MetricSpec(name, BaseCriterion, _deferred("vertex", "reference_metric", name), description, needs_expected=True)
+        MetricSpec(name, BaseCriterion, _deferred(lambda: vertex.reference_metric, name), description, needs_expected=True)
         for name, description in [
             ("trajectory_exact_match", "Vertex: 1 when the turn's tool calls equal the expected ones, in order."),
             ("trajectory_in_order_match", "Vertex: 1 when the expected calls appear in order; extras allowed."),
@@ -83,7 +119,7 @@ _SPECS = [
         ]
     ),
     *(
-        MetricSpec(name, BaseCriterion, _deferred("vertex_computation", "metric", name), description, needs_expected=True)
+        MetricSpec(name, BaseCriterion, _deferred(lambda: vertex_computation.metric, name), description, needs_expected=True)
         for name, description in [
             ("exact_match", "Vertex: 1 when the final response equals the expected one exactly."),
             ("rouge_1", "Vertex: ROUGE-1 F-measure of the final response, no stemming."),
@@ -99,7 +135,7 @@ _SPECS = [
     MetricSpec(
         "trajectory_single_tool_use",
         SingleToolUseCriterion,
-        _deferred("vertex", "evaluate_single_tool_use"),
+        _deferred(lambda: vertex.evaluate_single_tool_use),
         "Vertex: 1 when the agent called `tool_name` in the turn.",
     ),
     *(
@@ -114,7 +150,7 @@ _SPECS = [
     MetricSpec(
         "final_response_match_v2",
         LlmAsAJudgeCriterion,
-        _deferred("llm_match", "evaluate"),
+        _deferred(lambda: llm_match.evaluate),
         "LLM judge: is the response equivalent to the reference.",
         needs_expected=True,
         judged=True,
@@ -123,7 +159,7 @@ _SPECS = [
     MetricSpec(
         "rubric_based_final_response_quality_v1",
         RubricsBasedCriterion,
-        _deferred("llm_rubrics", "evaluate_final_response_quality"),
+        _deferred(lambda: llm_rubrics.evaluate_final_response_quality),
         "LLM judge: final response rubrics.",
         judged=True,
         reads_app_details=True,
@@ -132,7 +168,7 @@ _SPECS = [
     MetricSpec(
         "rubric_based_tool_use_quality_v1",
         RubricsBasedCriterion,
-        _deferred("llm_rubrics", "evaluate_tool_use_quality"),
+        _deferred(lambda: llm_rubrics.evaluate_tool_use_quality),
         "LLM judge: tool use rubrics.",
         judged=True,
         reads_app_details=True,
@@ -141,7 +177,7 @@ _SPECS = [
     MetricSpec(
         "hallucinations_v1",
         HallucinationsCriterion,
-        _deferred("llm_hallucinations", "evaluate"),
+        _deferred(lambda: llm_hallucinations.evaluate),
         "LLM judge: share of supported sentences.",
         judged=True,
         reads_app_details=True,
@@ -150,7 +186,7 @@ _SPECS = [
     MetricSpec(
         "safety_v1",
         SafetyCriterion,
-        _deferred("llm_conversation", "evaluate_safety"),
+        _deferred(lambda: llm_conversation.evaluate_safety),
         "LLM judge: harmlessness of the response.",
         judged=True,
         prompts=(f"{PROMPTS}safety.md",),
@@ -158,7 +194,7 @@ _SPECS = [
     MetricSpec(
         "response_evaluation_score",
         CoherenceCriterion,
-        _deferred("llm_coherence", "evaluate"),
+        _deferred(lambda: llm_coherence.evaluate),
         "LLM judge: coherence of the response, 1 to 5 (ADK's legacy Vertex metric).",
         needs_expected=True,
         judged=True,
@@ -167,13 +203,13 @@ _SPECS = [
     MetricSpec(
         "per_turn_user_simulator_quality_v1",
         LlmBackedUserSimulatorCriterion,
-        _deferred("user_simulator", "evaluate"),
+        _deferred(lambda: user_simulator.evaluate),
         "LLM judge: does the simulated user follow its plan and end on time.",
         judged=True,
         prompts=("simulation/templates/turn_quality.md.j2",),
     ),
     *(
-        MetricSpec(name, LlmAsAJudgeCriterion, _deferred("llm_conversation", "multi_turn_metric", name), description, judged=True,
+        MetricSpec(name, LlmAsAJudgeCriterion, _deferred(lambda: llm_conversation.multi_turn_metric, name), description, judged=True,
                    prompts=(f"{PROMPTS}rubric_conversation.md", f"{PROMPTS}multi_turn_checks.json"))
         for name, description in [
             ("multi_turn_task_success_v1", "LLM judge: was the task achieved."),
@@ -184,7 +220,7 @@ _SPECS = [
     MetricSpec(
         "rubric_based_multi_turn_trajectory_quality_v1",
         RubricsBasedCriterion,
-        _deferred("llm_rubrics", "evaluate_multi_turn_trajectory_rubrics"),
+        _deferred(lambda: llm_rubrics.evaluate_multi_turn_trajectory_rubrics),
         "LLM judge: multi-turn trajectory rubrics.",
         judged=True,
         reads_app_details=True,
