@@ -91,7 +91,7 @@ def plan_round(results: Results, baseline: Baseline | None, settings: GateSettin
         for rerun in _metric_reruns(name, pairs[name], evidence):
             if rerun.key not in wanted or _before(rerun, wanted[rerun.key]):
                 wanted[rerun.key] = rerun
-    over, decided = budget_reruns(results, baseline, settings)  # gate.budgets: core/budgets.py
+    over, decided = budget_reruns(results, baseline, settings)  # gate.budgets: core/budgets/reruns.py
     if decided:
         return RoundPlan((), decided)
     for extra in over:

@@ -7,7 +7,7 @@ The protocols say what those readers need, so they take a whole CaseResult (test
 memory) or a digest alike; `digest` makes one from the other. What the gate, the judge-change
 rule and the budgets read of a case's runs is computed when the digest is made: the digest of
 its recorded runs (`outputs`, core/recorded_outputs.py) and each run's budgeted figures
-(core/budgets.py), so a digest carries the figures, never the turns. Pure, no I/O.
+(core/budgets/), so a digest carries the figures, never the turns. Pure, no I/O.
 """
 
 from __future__ import annotations
@@ -152,7 +152,7 @@ class RunDigest:
     duration: float | None = None
     cost_usd: float | None = None
     unpriced_models: tuple[str, ...] | None = None
-    # each budgeted figure of the run, in FIGURE_KEYS' order (core/budgets.py's run_figure of the
+    # each budgeted figure of the run, in FIGURE_KEYS' order (core/figures.py run_figure of the
     # whole run); None when the run has none of them
     figures: tuple[float | None, ...] | None = None
 

@@ -128,7 +128,7 @@ class Comparison:
     baseline_edited: bool = False
     accepted_by: str = ""  # the verdict used the PR's own baseline, accepted by this writer
     warnings: tuple[str, ...] = ()  # what the gate saw but was told not to fail on (gate.not_evaluated: warn)
-    budgets: tuple[BudgetSummary, ...] = ()  # gate.budgets, per suite and figure (core/budgets.py)
+    budgets: tuple[BudgetSummary, ...] = ()  # gate.budgets, per suite and figure (core/budgets/)
     costs: tuple[SuiteCost, ...] = ()  # the agent's model cost per run of each suite, baseline -> PR
     judge_changes: tuple[JudgeChange, ...] = ()  # judged metrics whose judge differs from the baseline's
 

@@ -327,7 +327,7 @@ class Adapt:
         first = next(iter(limits.values()), AdaptiveRuns())
         planned = min((j.suite.num_runs for j in by_key.values()), default=first.min_runs)
         while True:
-            # the limits say when the budgets are tested (core/budgets.py, Looks)
+            # the limits say when the budgets are tested (core/budgets/verdict.py, Looks)
             looked = AdaptiveInfo(min_runs=planned, max_runs=first.max_runs, run_budget=self.budget(first), rounds=rounds)
             plan = self.plan(new_results(list(cases.values()), num_runs=1, adaptive=looked))
             chosen, left = within_limits(tuple(r for r in plan.reruns if r.key in by_key), cases, limits, room)

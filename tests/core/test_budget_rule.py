@@ -9,14 +9,14 @@ import random
 
 import pytest
 
-from agenteval_ci.core.budgets import ALPHA_SPENT, CaseDelta, Looks, _Pair, _Pairs, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
+from agenteval_ci.core.budgets import ALPHA_SPENT, CaseDelta, Looks, Pair, Pairs, budget_summary, runs_to_settle, shuffled, t_quantile, typical_rise
 
 
-def pair(case: str, before: list[float], now: list[float]) -> _Pair:
-    return _Pair(CaseDelta(case, sum(before) / len(before), sum(now) / len(now), len(now)), tuple(before), tuple(now))
+def pair(case: str, before: list[float], now: list[float]) -> Pair:
+    return Pair(CaseDelta(case, sum(before) / len(before), sum(now) / len(now), len(now)), tuple(before), tuple(now))
 
 
-def summary(pairs: list[_Pair], budget: float = 0.05, alpha: float = 0.05, **kw):
+def summary(pairs: list[Pair], budget: float = 0.05, alpha: float = 0.05, **kw):
     return budget_summary("default", "token_usage_v1", budget, pairs, [], alpha, **kw)
 
 
@@ -37,7 +37,7 @@ def test_the_shuffle_spread_is_exactly_that_of_every_way_to_split_the_runs(now, 
     assert found.ratio == pytest.approx(sum(logs[:now]) / now - sum(logs[now:]) / before)
 
 
-def _suite(rise: float) -> list[_Pair]:
+def _suite(rise: float) -> list[Pair]:
     """40 cases whose runs spread about 20%, every run now `rise` heavier (no randomness: the
     spread is fixed, so the test's side and alpha are what decide)."""
     spread = [0.8, 0.9, 1.0, 1.1, 1.2]
@@ -130,7 +130,7 @@ def test_pairs_kept_in_columns_read_back_as_the_pairs_and_judge_alike():
     rng = random.Random(11)
     pairs = [pair(f"c{i}", [1000 * math.exp(rng.gauss(0, 0.3)) for _ in range(rng.randint(1, 4))],
                   [1150 * math.exp(rng.gauss(0, 0.3)) for _ in range(rng.randint(1, 3))]) for i in range(40)]
-    columns = _Pairs()
+    columns = Pairs()
     for p in pairs:
         columns.add(p.delta.case, list(p.before), list(p.now))
     assert list(columns) == pairs and len(columns) == 40 and pairs[3] in columns
@@ -147,7 +147,7 @@ def test_under_30_cases_a_deterministic_rise_on_one_run_a_side_is_caught_by_the_
     deterministic, and Student's t over cases of unequal rises (0 -> 1 tool calls is a large log
     ratio, 3 -> 4 a small one) could not reach its bar on ten cases. Every case rising is 1 in
     2^n of the shuffles: beyond noise from 6 cases at the 3% a lone budget spends, not at 5 (1 in 32)."""
-    def suite(n: int) -> list[_Pair]:
+    def suite(n: int) -> list[Pair]:
         return [pair(f"c{i}", [float(i % 4)], [float(i % 4 + 1)]) for i in range(n)]
 
     spent = 0.05 * ALPHA_SPENT

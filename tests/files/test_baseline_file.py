@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.core.baseline import dump_baseline
 from agenteval_ci.core import gate
+from agenteval_ci.core.baseline import dump_baseline
 from agenteval_ci.core.gate import compare
 from agenteval_ci.errors import InputError
 from agenteval_ci.files.baseline_file import load_baseline, parse_baseline_text, read_baseline
