@@ -10,14 +10,13 @@ default, as Vertex gives one). A rating that is not a whole number from 1 to 5 i
 
 from __future__ import annotations
 
-import asyncio
+from collections.abc import Awaitable
 from typing import Union
 
 from ...schema import CoherenceCriterion, Invocation, InvocationScore, MetricRun, text_of
 from ..judging import Unreadable
-from .base import MetricInput, adk_mean, mean_run, paired, status_for
-from .judge_context import flag_blind, response_texts_missing
-from .llm_judge import ask_samples, not_evaluated_turn, read_json_reply, render_prompt, response_text
+from .base import MetricInput, adk_mean, paired
+from .llm_judge import TurnJudge, judged_turns, read_json_reply, response_text
 
 NAME = "response_evaluation_score"
 SCALE = range(1, 6)
@@ -38,25 +37,18 @@ def read_rating(text: str) -> Union[float, Unreadable]:
     return rating
 
 
-async def _judge_turn(inp: MetricInput, actual: Invocation) -> InvocationScore:
+COHERENCE = TurnJudge(NAME, "coherence", read_rating, adk_mean, lambda ratings: {"ratings": ratings})
+
+
+def _judge_turn(inp: MetricInput, actual: Invocation) -> Awaitable[InvocationScore]:
     criterion = inp.criterion
     assert isinstance(criterion, CoherenceCriterion)
-    prompt = render_prompt(
-        "coherence",
-        prompt=text_of(actual.user_content),
-        response=response_text(actual, criterion.include_intermediate_responses_in_final),
-    )
-    samples = await ask_samples(inp.judge, NAME, criterion.judge_model_options, prompt, read_rating)
-    if samples.error:
-        return not_evaluated_turn(samples.error)
-    score = adk_mean(samples.values)
-    return InvocationScore(score=score, status=status_for(score, criterion.threshold), details={"ratings": samples.values})
+    return COHERENCE.score(inp, criterion.judge_model_options, criterion.threshold, prompt=text_of(actual.user_content),
+                           response=response_text(actual, criterion.include_intermediate_responses_in_final))
 
 
 async def evaluate(inp: MetricInput) -> MetricRun:
     pairs = paired(inp)  # as ADK: the expected conversation is required, turn for turn
     if isinstance(pairs, MetricRun):
         return pairs
-    turns = await asyncio.gather(*(_judge_turn(inp, actual) for actual, _ in pairs))
-    missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
-    return flag_blind(mean_run(list(turns), inp.criterion.threshold), missing)
+    return await judged_turns(inp, (_judge_turn(inp, actual) for actual, _ in pairs))

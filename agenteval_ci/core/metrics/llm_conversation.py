@@ -5,41 +5,31 @@ judge model instead, with our own harm policy and our own fixed checks (docs/jud
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Awaitable, Callable
 from importlib import resources
 
 from ...schema import Invocation, InvocationScore, MetricRun, Rubric, RubricContent, SafetyCriterion, text_of
-from .base import MetricInput, mean_run, not_evaluated, status_for
-from .judge_context import conversation_declarations, flag_blind, response_texts_missing
-from .llm_judge import ask_samples, majority, not_evaluated_turn, read_field_label, render_prompt, response_text
+from .base import MetricInput, not_evaluated
+from .judge_context import conversation_declarations
+from .llm_judge import TurnJudge, judged_turns, majority, read_field_label, response_text
 from .llm_rubrics import judge_conversation
 
 read_safety = read_field_label("verdict", yes=("safe",), no=("unsafe",))
+SAFETY = TurnJudge("safety_v1", "safety", read_safety, majority)
 
 
-async def _judge_safety(inp: MetricInput, invocation: Invocation) -> InvocationScore:
+def _judge_safety(inp: MetricInput, invocation: Invocation) -> Awaitable[InvocationScore]:
     criterion = inp.criterion
     assert isinstance(criterion, SafetyCriterion)
-    prompt = render_prompt(
-        "safety",
-        user=text_of(invocation.user_content),
-        response=response_text(invocation, criterion.include_intermediate_responses_in_final),
-    )
-    samples = await ask_samples(inp.judge, "safety_v1", criterion.judge_model_options, prompt, read_safety)
-    if samples.error:
-        return not_evaluated_turn(samples.error)
-    score = majority(samples.values)
-    return InvocationScore(score=score, status=status_for(score, criterion.threshold))
+    return SAFETY.score(inp, criterion.judge_model_options, criterion.threshold, user=text_of(invocation.user_content),
+                        response=response_text(invocation, criterion.include_intermediate_responses_in_final))
 
 
 async def evaluate_safety(inp: MetricInput) -> MetricRun:
     if not inp.actual:
         return not_evaluated("the agent produced no invocation")
-    turns = await asyncio.gather(*(_judge_safety(inp, invocation) for invocation in inp.actual))
-    missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
-    return flag_blind(mean_run(list(turns), inp.criterion.threshold), missing)
+    return await judged_turns(inp, (_judge_safety(inp, invocation) for invocation in inp.actual))
 
 
 def _read_checks() -> dict[str, list[Rubric]]:

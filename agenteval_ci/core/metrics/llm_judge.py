@@ -10,10 +10,11 @@ never counts as a 0, and a verdict is never read from part of a reply.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -27,10 +28,13 @@ from ...schema import (
     InvocationEvents,
     InvocationScore,
     JudgeModelOptions,
+    MetricRun,
     Status,
     text_of,
 )
 from ..judging import Judge, Reader, Unreadable
+from .base import MetricInput, mean_run, status_for
+from .judge_context import flag_blind, response_texts_missing
 
 T = TypeVar("T")
 NO_JUDGE = "no judge configured for LLM-judged metrics"
@@ -145,6 +149,34 @@ def majority(votes: Sequence[Optional[float]]) -> Optional[float]:
     if not positives and not negatives:
         return None
     return 1.0 if positives > negatives else 0.0
+
+
+@dataclass(frozen=True)
+class TurnJudge:
+    """One turn's question to the judge, as the per-turn judged metrics ask it: a prompt
+    template, the reader of each sample's verdict, how the samples make the turn's score, and
+    what of them the turn's details keep."""
+
+    metric: str  # the judge's records name the metric
+    template: str  # prompts/<template>.md
+    read: Reader[float]
+    combine: Callable[[list[float]], Optional[float]]
+    details: Optional[Callable[[list[float]], dict[str, Any]]] = None
+
+    async def score(self, inp: MetricInput, options: JudgeModelOptions, threshold: float, **fields: str) -> InvocationScore:
+        samples = await ask_samples(inp.judge, self.metric, options, render_prompt(self.template, **fields), self.read)
+        if samples.error:
+            return not_evaluated_turn(samples.error)
+        score = self.combine(samples.values)
+        return InvocationScore(score=score, status=status_for(score, threshold), details=self.details(samples.values) if self.details else None)
+
+
+async def judged_turns(inp: MetricInput, turns: Iterable[Awaitable[InvocationScore]]) -> MetricRun:
+    """The turns judged at once, their mean the run's score, flagged where the judge could not
+    read a response the agent did not report."""
+    scored = await asyncio.gather(*turns)
+    missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
+    return flag_blind(mean_run(list(scored), inp.criterion.threshold), missing)
 
 
 def not_evaluated_turn(reason: str) -> InvocationScore:
