@@ -79,7 +79,7 @@ def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[
         provider=", ".join(providers) or None,
         model=options.judge_model,
         versions=sorted(trace.versions) if trace else [],
-        prompt=prompt_hash(metric.spec.prompts),
+        prompt=metric.spec.prompt_text_hash or prompt_hash(metric.spec.prompts),
         num_samples=options.num_samples,
         config=options.judge_model_config,
     )

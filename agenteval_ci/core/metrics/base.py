@@ -65,6 +65,8 @@ class MetricSpec:
     # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
     # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
     prompts: tuple[str, ...] = ()
+    # A judged metric whose prompt is the user's (a template): its hash stands for `prompts`'.
+    prompt_text_hash: str = ""
 
 
 @dataclass(frozen=True)
