@@ -159,15 +159,10 @@ class FakeGemini(LoopbackFake):
         return {"GOOGLE_GEMINI_BASE_URL": self.base_url, "GOOGLE_API_KEY": self.api_key or "fake-key"}
 
     def _next_reply(self, request: GeminiRequest) -> Reply:
-        fault = self._recorded(request)
-        if fault:
-            return fault
-        asked = request.candidate_count
-        if asked > 1 and not self.multiple_candidates:
+        if request.candidate_count > 1 and not self.multiple_candidates:
+            self._recorded(request)
             return Fault(400, f"Multiple candidates is not enabled for models/{request.model}")
-        replies = [self.responder(request) for _ in range(min(asked, self.max_candidates or asked))]
-        fault = next((reply for reply in replies if isinstance(reply, Fault)), None)
-        return fault or _candidates_of(replies)
+        return self._samples(request, request.candidate_count, self.max_candidates, self.responder, _candidates_of)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

@@ -110,6 +110,17 @@ class LoopbackFake:
                 self.faults_served += 1
             return fault
 
+    def _samples(self, request: Any, asked: int, most: Optional[int], responder: Callable[[Any], Any],
+                 merge: Callable[[list[Any]], Any]) -> Any:
+        """A sampled request's answer, as every provider's fake gives it: the fault due, else the
+        responder's answer for each sample asked (at most `most`), merged into one reply; a
+        fault among them answers the whole request."""
+        fault = self._recorded(request)
+        if fault:
+            return fault
+        replies = [responder(request) for _ in range(min(asked, most or asked))]
+        return next((reply for reply in replies if isinstance(reply, Fault)), None) or merge(replies)
+
 
 class FakeHandler(BaseHTTPRequestHandler):
     """POSTs counted in flight and served by `serve`; JSON answers and injected faults."""

@@ -104,14 +104,10 @@ class FakeOpenAI(LoopbackFake):
         return {"OPENAI_BASE_URL": self.base_url, "OPENAI_API_KEY": self.api_key or "fake-openai-key"}
 
     def _next_reply(self, request: ChatRequest) -> Reply:
-        fault = self._recorded(request)
-        if fault:
-            return fault
         if request.n > 1 and not self.multiple_choices:
+            self._recorded(request)
             return Fault(400, "'n' : number must be at most 1")
-        replies = [self.responder(request) for _ in range(min(request.n, self.max_choices or request.n))]
-        fault = next((reply for reply in replies if isinstance(reply, Fault)), None)
-        return fault or _merged(replies)  # type: ignore[arg-type]
+        return self._samples(request, request.n, self.max_choices, self.responder, _merged)
 
     def _authorized(self, headers: Any, azure: bool) -> bool:
         if not self.api_key:
