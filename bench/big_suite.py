@@ -131,7 +131,7 @@ def split_into_shards(results: Path, folder: Path) -> list[Path]:
     """The candidate's results as SHARDS shard files, as `run --shard I/N` would write them."""
     sys.path.insert(0, str(ROOT))
     from agenteval_ci.core.shards import shard_of
-    from agenteval_ci.files.results import ResultsFile, results_file
+    from agenteval_ci.files.results_file import ResultsFile, results_file
     from agenteval_ci.schema import ShardInfo
 
     paths = [folder / f"results-{i}-of-{SHARDS}.json.gz" for i in range(1, SHARDS + 1)]
@@ -153,7 +153,7 @@ def scaled_results(source: Path, target: Path, copies: int) -> None:
     without scoring it again (compare, report and accept read only the results file). The
     fields after the cases (the stats) are the source's."""
     sys.path.insert(0, str(ROOT))
-    from agenteval_ci.files.results import HEAD, results_file
+    from agenteval_ci.files.results_file import HEAD, results_file
     from agenteval_ci.schema import Results
 
     with results_file(str(target)) as writer:

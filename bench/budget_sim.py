@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from agenteval_ci.core.adaptive import plan_round, within_limits
 from agenteval_ci.core.baseline import baseline_from_results
 from agenteval_ci.core.gate import compare
-from agenteval_ci.files.results import new_results
+from agenteval_ci.files.results_file import new_results
 from agenteval_ci.schema import AdaptiveInfo, CaseResult, EvalCase, Invocation, Results, RunRecord, Status, UsageMetadata
 from agenteval_ci.schema.baseline import Baseline
 from agenteval_ci.schema.content import Content, FunctionCall, Part

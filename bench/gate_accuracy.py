@@ -53,7 +53,7 @@ from pathlib import Path
 from agenteval_ci.core.adaptive import FIRST_BASELINE_BUDGET, first_round_runs, plan_first_baseline, plan_round, within_limits
 from agenteval_ci.core.baseline import baseline_from_results
 from agenteval_ci.core.gate import compare
-from agenteval_ci.files.results import new_results
+from agenteval_ci.files.results_file import new_results
 from agenteval_ci.schema import AdaptiveInfo, CaseResult, EvalCase, MetricResult, MetricRun, Results, RunRecord, Status
 from agenteval_ci.schema.baseline import Baseline
 from agenteval_ci.schema.project import AdaptiveRuns

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from big_suite import Step, measure  # noqa: E402 - bench/ is not a package
 
-from agenteval_ci.files.results import HEAD, results_file  # noqa: E402
+from agenteval_ci.files.results_file import HEAD, results_file  # noqa: E402
 from agenteval_ci.schema import Results  # noqa: E402
 from tests.commands.test_judge_change import strict_verdicts  # noqa: E402
 from tests.fakes.gemini import FakeGemini  # noqa: E402

@@ -19,7 +19,7 @@ from agenteval_ci.core.figures import run_figure
 from agenteval_ci.core.gate import compare
 from agenteval_ci.core.prices import BUILTIN_PRICES, UNREPORTED_MODEL, run_cost
 from agenteval_ci.files.baseline_file import load_baseline
-from agenteval_ci.files.results import read_results
+from agenteval_ci.files.results_file import read_results
 from agenteval_ci.report import render_comment, render_html, render_junit, render_summary
 from agenteval_ci.report.console import render_budgets
 from agenteval_ci.schema import Invocation, Results
@@ -125,8 +125,8 @@ def test_agenteval_yaml_prices_reach_the_agents_runs_and_the_judge(tmp_path):
 
 
 def empty_results(tmp_path: Path) -> Path:
-    from agenteval_ci.core.results import results_of
-    from agenteval_ci.files.results import dump_results
+    from agenteval_ci.core.results_record import results_of
+    from agenteval_ci.files.results_file import dump_results
 
     (tmp_path / "r.json").write_bytes(dump_results(results_of([], created_at="2026-01-01T00:00:00+00:00", num_runs=1)))
     return tmp_path / "r.json"
@@ -376,7 +376,7 @@ def test_a_results_file_read_as_digests_gives_the_baseline_and_the_budgets_of_th
     """compare, accept and the reports hold each case's digest: its judges, the digest of its
     recorded runs and its runs' budgeted figures must be the whole case's (issue 28b x 27 x 28a)."""
     from agenteval_ci.core.budgets import suite_costs
-    from agenteval_ci.files.results import ResultsFile, write_results
+    from agenteval_ci.files.results_file import ResultsFile, write_results
     from agenteval_ci.schema.judge import JudgeFingerprint
 
     rng = random.Random(5)

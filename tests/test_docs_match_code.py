@@ -18,7 +18,7 @@ import pydantic
 import pytest
 import yaml
 
-from agenteval_ci.action.settings import MODE_BY_EVENT, MODES, REFUSED_EVENTS
+from agenteval_ci.action.inputs import MODE_BY_EVENT, MODES, REFUSED_EVENTS
 from agenteval_ci.cli import main as cli_main
 from agenteval_ci.cli.arguments import COMMANDS, build_parser
 from agenteval_ci.core.budgets import BudgetSummary, CaseDelta, SuiteCost

@@ -8,7 +8,7 @@ import pytest
 from agenteval_ci.core.baseline import baseline_from_results
 from agenteval_ci.core.gate import compare
 from agenteval_ci.core.metrics.base import NO_REFERENCE, NO_SIMULATED_USER
-from agenteval_ci.files.results import new_results
+from agenteval_ci.files.results_file import new_results
 from agenteval_ci.schema import CaseResult, EvalCase, MetricResult, RunRecord, Status
 from agenteval_ci.schema.settings import GateSettings
 

@@ -22,16 +22,16 @@ from ..core.figures import kept_figures
 from ..errors import EXIT_BUG, EXIT_FAILED, EXIT_PASSED, AgentevalError, UsageError
 from ..files.baseline_file import utc_now
 from ..files.baseline_outputs import accepted_records, outputs_bytes, outputs_path
-from ..files.results import ResultsFile
+from ..files.results_file import ResultsFile
 from ..files.spill import spilled_cases
 from ..github import Comment, Conflict, FileBytes, FileContent, GitHubError, PullRef, PullRequest, Repo, Unreachable
 from ..schema import CaseResult
 from ..schema.baseline import Baseline
 from . import artifact
 from .event import IssueCommentEvent
+from .inputs import ActionSettings
 from .modes import github_repo
 from .publish import BaselineChoice, Target, baseline_of, digest, project_choices, publish
-from .settings import ActionSettings
 from .workflow import Runner
 
 COMMAND = "/agenteval accept"

@@ -10,12 +10,12 @@ import pydantic
 
 from ..errors import InputError, Problem, UsageError
 from ..files.readers import MAX_FILE_BYTES, decode_text, parse_json
-from ..files.results import GZIP_MAGIC
+from ..files.results_file import GZIP_MAGIC
 from ..files.writing import write_atomic
 from ..github import BadArtifact, PullRequest, Repo
 from ..schema.problems import problems_from
 from .event import PullFile
-from .settings import ActionSettings
+from .inputs import ActionSettings
 
 RESULTS = "results.json.gz"  # gzip: a 100,000-case suite's is ~10x smaller, well within an artifact's download
 OLD_RESULTS = "results.json"  # what artifacts of releases before it hold

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Mapping
 
 from ..errors import exit_code_of
-from .settings import ActionSettings, settings_from_env
+from .inputs import ActionSettings, settings_from_env
 from .workflow import Runner
 
 Mode = Callable[[ActionSettings, Runner], int]

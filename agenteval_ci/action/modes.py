@@ -13,7 +13,7 @@ from ..commands.run import RunSettings, run
 from ..core.shards import parse_shard
 from ..errors import UsageError
 from ..files.readers import check_arguments
-from ..files.results import ResultsFile
+from ..files.results_file import ResultsFile
 from ..files.writing import write_atomic
 from ..github import GitHubClient, Repo, new_session
 from ..report.console import Style
@@ -21,8 +21,8 @@ from ..runner.progress import wants_bar
 from . import artifact
 from .agent_env import run_install, use_agent_env
 from .event import PullFile, WorkflowRunEvent
+from .inputs import ActionSettings
 from .publish import Target, choose_baseline, publish
-from .settings import ActionSettings
 from .workflow import Runner
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
-from ..core.settings import resolve_gate
+from ..core.gate_overrides import resolve_gate
 from ..files.baseline_file import load_baseline, parse_baseline_text
 from ..files.project import project_settings
 from ..files.spilled_outcomes import SpilledOutcomes
@@ -23,7 +23,7 @@ from ..schema.baseline import Baseline
 from ..schema.labels import short_name
 from ..schema.settings import GateSettings
 from . import artifact
-from .settings import ActionSettings
+from .inputs import ActionSettings
 from .workflow import Runner
 
 CHECK_SUMMARY_LIMIT = 65535  # GitHub's limit on a check run's output.summary

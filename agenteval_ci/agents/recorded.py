@@ -30,7 +30,7 @@ from ..files.eval_sets import StreamedEvalSet, eval_set_from_data, eval_set_layo
 from ..files.formats import format_of, parsed_by_suffix
 from ..files.json_stream import ArrayLayout, read_span
 from ..files.readers import open_regular, parse_json, read_text
-from ..files.results import ResultsFile, is_results_file, results_from_data
+from ..files.results_file import ResultsFile, is_results_file, results_from_data
 from ..schema import EvalCase, EvalSet, Invocation, RunRecord
 from ..schema._base import AdkModel
 from ..schema.problems import problems_from

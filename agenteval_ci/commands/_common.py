@@ -23,7 +23,7 @@ from ..core.digest import ResultsDigest, ScoredCase, ScoredResults, digest
 from ..errors import Problem, UsageError
 from ..files.dotenv import load_agent_dotenv
 from ..files.readers import printable, regular_or_kind
-from ..files.results import ResultsFile, results_file
+from ..files.results_file import ResultsFile, results_file
 from ..files.spill import SpilledDigests
 from ..report.console import PLAIN, Style
 from ..report.table import Table

@@ -15,7 +15,7 @@ from ..files.baseline_file import parse_baseline
 from ..files.baseline_outputs import outputs_path, read_outputs
 from ..files.project import Project, load_project
 from ..files.readers import read_json
-from ..files.results import ResultsFile, is_results_file, results_from_data
+from ..files.results_file import ResultsFile, is_results_file, results_from_data
 from ..runner.rejudge import MetricsOf, metrics_by_eval_set
 from ..schema import CaseResult
 from ..schema.settings import JudgeSettings

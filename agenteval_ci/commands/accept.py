@@ -12,7 +12,7 @@ from ..files.baseline_file import load_baseline, utc_now, write_baseline
 from ..files.baseline_outputs import outputs_path, save_outputs
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
-from ..files.results import ResultsFile
+from ..files.results_file import ResultsFile
 from ..files.spill import spilled_cases
 from ._common import Done, Verbosity, applies_verbosity, say
 

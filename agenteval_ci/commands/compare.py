@@ -9,11 +9,11 @@ from pathlib import Path
 
 from ..core.digest import ScoredResults
 from ..core.gate import Comparison, compare
-from ..core.settings import resolve_gate
+from ..core.gate_overrides import resolve_gate
 from ..files.baseline_file import load_baseline
 from ..files.discovery import results_to_read
 from ..files.project import project_settings
-from ..files.results import ResultsFile
+from ..files.results_file import ResultsFile
 from ..files.spilled_outcomes import SpilledOutcomes
 from ..files.writing import write_pieces
 from ..report import comparison_json_parts, render_comment

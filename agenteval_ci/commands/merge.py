@@ -8,7 +8,7 @@ from ..core.digest import ResultsDigest
 from ..core.shards import plan_merge
 from ..errors import EXIT_PASSED
 from ..files.merge_index import SpilledMergeIndex
-from ..files.results import ResultsFile, results_file, utc_timestamp
+from ..files.results_file import ResultsFile, results_file, utc_timestamp
 from ._common import Done, Verbosity, applies_verbosity
 
 

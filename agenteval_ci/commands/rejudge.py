@@ -10,12 +10,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..core.results import with_judge_usage
-from ..core.settings import resolve_gate
+from ..core.gate_overrides import resolve_gate
+from ..core.results_record import with_judge_usage
 from ..errors import EXIT_FAILED, EXIT_PASSED
 from ..files.baseline_file import load_baseline
 from ..files.discovery import project_file
-from ..files.results import new_results
+from ..files.results_file import new_results
 from ..judge import make_judge
 from ..runner.rejudge import rescore_each, with_rejudged
 from ..schema import CaseResult, RunStats

@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..core.gate import compare
-from ..core.settings import resolve_gate
+from ..core.gate_overrides import resolve_gate
 from ..errors import EXIT_PASSED
 from ..files.baseline_file import load_baseline
 from ..files.project import project_settings
-from ..files.results import ResultsFile
+from ..files.results_file import ResultsFile
 from ..files.spilled_outcomes import SpilledOutcomes
 from ..files.writing import write_pieces
 from ..report import comparison_json_parts, html_parts, junit_parts, render_comment, render_summary

@@ -19,7 +19,7 @@ from ..agents.adk import override_features
 from ..agents.logs import LOG_FILE, AgentLogs
 from ..core.digest import CaseDigest, ResultsDigest, ScoredResults
 from ..core.gate import Comparison, unevidenced
-from ..core.settings import resolve_gate
+from ..core.gate_overrides import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
 from ..files.agent_spec import CALLABLE_SPEC, AgentSpec
 from ..files.baseline_file import load_baseline

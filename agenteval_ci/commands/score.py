@@ -10,13 +10,13 @@ from ..agents.recorded import KeyMatch, RecordedRuns, open_actuals
 from ..core.digest import ScoredResults
 from ..core.metrics import ConfiguredMetric
 from ..core.prices import priced
-from ..core.results import with_judge_usage
+from ..core.results_record import with_judge_usage
 from ..core.scoring import CaseToScore, score_each
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..files.discovery import adk_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config
 from ..files.eval_sets import open_eval_set
-from ..files.results import new_results
+from ..files.results_file import new_results
 from ..report.table import Table
 from ..schema import CaseResult, RunRecord, RunStats, ToolArgsCriterion
 from ..schema.settings import JudgeSettings

@@ -12,7 +12,7 @@ from ..errors import InputError, Problem, UsageError
 from ..schema import AdaptiveInfo, Results, RunStats, ShardInfo, TokenCounts
 from ..schema.results import MAX_SHARDS
 from .digest import ScoredCase, ScoredResults
-from .results import results_of, total_cost, total_usage
+from .results_record import results_of, total_cost, total_usage
 
 _SHARD = re.compile(r"^([0-9]{1,9})/([0-9]{1,9})$")  # ASCII digits only; a bounded int()
 

@@ -27,7 +27,7 @@ from ..errors import UsageError
 from ..schema.baseline import BASELINE_VERSION, Baseline, BaselineCase
 from .json_stream import _Incomplete, _Text
 from .readers import decode_text, open_regular, read_bytes
-from .results import check_version, parse_versioned, parse_versioned_text
+from .results_file import check_version, parse_versioned, parse_versioned_text
 from .spill import CaseStore, SpilledCases
 from .writing import write_pieces
 

@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterator
 
 from ..schema import CaseResult
-from .results import case_json
+from .results_file import case_json
 
 
 class CaseSpool:

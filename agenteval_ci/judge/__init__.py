@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..core.judging import JudgeAnswer, Reader, Unreadable, any_text
-from ..core.results import with_judge_usage
+from ..core.results_record import with_judge_usage
 from ..schema.settings import JudgeSettings
 from ._judge import Judge
 from .access import NO_CREDENTIALS, JudgeAccess

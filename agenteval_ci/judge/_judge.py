@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Optional, Union
 
 from ..core.judging import JudgeAnswer, Reader, Unreadable, any_text
-from ..core.results import add_cost, total_usage
+from ..core.results_record import add_cost, total_usage
 from ..files.judge_cache import CachedReply, DiskCache, cache_key
 from ..schema import JudgeUsage
 from ..schema.settings import JudgeSettings

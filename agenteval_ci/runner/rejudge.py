@@ -17,7 +17,7 @@ from pathlib import Path
 from ..core.digest import ScoredCase
 from ..core.judge_change import changed_judge
 from ..core.metrics import ConfiguredMetric
-from ..core.results import total_usage, with_judge_usage
+from ..core.results_record import total_usage, with_judge_usage
 from ..core.scoring import CaseToScore, score_all, score_each
 from ..errors import InputError
 from ..files.baseline_outputs import outputs_path, read_outputs

@@ -22,13 +22,13 @@ from ..core.judging import Judge
 from ..core.metrics import adk_mean
 from ..core.metrics.efficiency import token_breakdown
 from ..core.prices import priced
-from ..core.results import with_judge_usage
+from ..core.results_record import with_judge_usage
 from ..core.scoring import CaseToScore, score_case, with_more_runs
 from ..core.shards import in_shard
 from ..core.simulation import SimulatedUser, SimulationFailed
 from ..errors import InputError, Problem
 from ..files.project import EvalSetToRun, Suite
-from ..files.results import new_results
+from ..files.results_file import new_results
 from ..judge import make_judge
 from ..schema import (
     AdaptiveInfo,

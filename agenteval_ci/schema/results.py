@@ -18,7 +18,7 @@ from .eval_set import EvalCase, Invocation
 from .judge import JudgeFingerprint
 from .vocabulary import Status as Status  # re-exported: the schema names it here
 
-SCHEMA_VERSION = 2  # 2: one case per line (files/results.py); version 1's single line still reads
+SCHEMA_VERSION = 2  # 2: one case per line (files/results_file.py); version 1's single line still reads
 
 
 class RubricVerdict(StrictModel):

@@ -20,7 +20,7 @@ from typing import Any
 
 from agenteval_ci.cli import main as cli_main
 from agenteval_ci.core.baseline import baseline_from_results, dump_baseline
-from agenteval_ci.files.results import read_results
+from agenteval_ci.files.results_file import read_results
 from tests.fakes.gemini import FakeGemini
 from tests.judge.helpers import json_reply
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agenteval_ci.action.settings import MODE_BY_EVENT
+from agenteval_ci.action.inputs import MODE_BY_EVENT
 from tests.fakes.gemini import FakeGemini
 from tests.fakes.github import Token
 from tests.test_release_names import ours
@@ -173,7 +173,7 @@ def grants(have: dict[str, str], need: dict[str, str]) -> list[str]:
 
 
 def test_the_permissions_table_names_every_mode():
-    from agenteval_ci.action.settings import MODES
+    from agenteval_ci.action.inputs import MODES
 
     table = mode_permissions()
     assert set(table) == set(MODES) - {"auto"}

@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from agenteval_ci.action.settings import settings_from_env
+from agenteval_ci.action.inputs import settings_from_env
 from agenteval_ci.action.workflow import MAX_ERROR_ANNOTATIONS, Runner, input_flag
 from agenteval_ci.errors import UsageError
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.files.results import dump_results
+from agenteval_ci.files.results_file import dump_results
 from tests.report.scored import EXPECTED, lights, score
 
 

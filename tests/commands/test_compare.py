@@ -6,7 +6,7 @@ import json
 
 from agenteval_ci.cli import main
 from agenteval_ci.commands.compare import compare_and_report
-from agenteval_ci.files.results import dump_results
+from agenteval_ci.files.results_file import dump_results
 from agenteval_ci.schema.settings import GateSettings
 from tests.report.scored import EXPECTED, lights, score
 

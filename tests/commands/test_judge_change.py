@@ -234,7 +234,7 @@ def test_the_recorded_outputs_are_the_planned_runs_and_a_re_judged_history_is_th
     from agenteval_ci.core.judge_change import judged_alike
     from agenteval_ci.core.recorded_outputs import outputs_digest, recorded_runs
     from agenteval_ci.files.baseline_file import load_baseline
-    from agenteval_ci.files.results import read_results
+    from agenteval_ci.files.results_file import read_results
 
     case = read_results(accepted.parent / ".agenteval" / "results.json").cases[1]
     rerun = case.runs[0].model_copy(update={"index": 1})

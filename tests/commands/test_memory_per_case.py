@@ -22,7 +22,7 @@ from agenteval_ci.cli import main
 from agenteval_ci.commands._common import Output, Verbosity
 from agenteval_ci.commands.score import ScoreSettings, score
 from agenteval_ci.core.shards import shard_of
-from agenteval_ci.files.results import HEAD, ResultsFile, results_file
+from agenteval_ci.files.results_file import HEAD, ResultsFile, results_file
 from agenteval_ci.schema import Results, ShardInfo
 from tests.core.metrics.casegen import generate
 from tests.fakes.gemini import FakeGemini

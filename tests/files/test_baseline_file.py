@@ -19,7 +19,7 @@ from agenteval_ci.core.baseline import dump_baseline
 from agenteval_ci.core.gate import compare
 from agenteval_ci.errors import InputError
 from agenteval_ci.files.baseline_file import load_baseline, parse_baseline_text, read_baseline
-from agenteval_ci.files.results import HEAD, ResultsFile, results_file
+from agenteval_ci.files.results_file import HEAD, ResultsFile, results_file
 from agenteval_ci.files.spill import SpilledCases
 from agenteval_ci.files.spilled_outcomes import SpilledOutcomes
 from agenteval_ci.report import junit_parts

@@ -14,8 +14,8 @@ import pytest
 from agenteval_ci.cli import main
 from agenteval_ci.core.digest import digest
 from agenteval_ci.errors import InputError
-from agenteval_ci.files import results as results_module
-from agenteval_ci.files.results import HEAD, ResultsFile, read_results, write_results
+from agenteval_ci.files import results_file as results_module
+from agenteval_ci.files.results_file import HEAD, ResultsFile, read_results, write_results
 from tests.core.metrics.casegen import generate
 
 

@@ -84,8 +84,8 @@ def test_spilled_cases_are_iterated_a_batch_at_a_time_past_the_batch_size():
 
 
 def test_a_whole_case_digests_and_packs_alike(tmp_path):
-    """A digest made from a whole CaseResult survives the round trip too (what files/results.py spills)."""
-    from agenteval_ci.files.results import read_results
+    """A digest made from a whole CaseResult survives the round trip too (what files/results_file.py spills)."""
+    from agenteval_ci.files.results_file import read_results
     from tests.files.test_results_stream import _scored
 
     for case in read_results(_scored(tmp_path, 6, "r.json")).cases:

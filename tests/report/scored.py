@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agenteval_ci.cli import main
-from agenteval_ci.files.results import read_results
+from agenteval_ci.files.results_file import read_results
 from agenteval_ci.schema import Results
 
 

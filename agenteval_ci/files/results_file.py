@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, NamedTuple, Optional, Protocol, TypeVar
 import pydantic
 
 from ..core.digest import CaseDigest, ResultsDigest, digest
-from ..core.results import results_of
+from ..core.results_record import results_of
 from ..errors import InputError, Problem
 from ..schema import CaseResult, Results, RunRecord, Status
 from ..schema.judge import JudgeFingerprint
@@ -54,7 +54,7 @@ def utc_timestamp() -> str:
 
 
 def new_results(cases: list[CaseResult], **details: Any) -> Results:
-    """A results file of these cases, stamped now (see `core.results.results_of` for `details`)."""
+    """A results file of these cases, stamped now (see `core.results_record.results_of` for `details`)."""
     return results_of(cases, created_at=utc_timestamp(), **details)
 
 
