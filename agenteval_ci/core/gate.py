@@ -768,7 +768,8 @@ def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSet
     block = _compare_part(*_part(results, baseline, settings, "block"), settings, outcomes, budgets)
     warned = _compare_part(*_part(results, baseline, settings, "warn"), settings, None, ())
     shown = _compare_part(*_part(results, baseline, settings, "report"), settings, None, ())
-    advisories = (_advisory("warn", warned, settings), _advisory("report", shown, settings))
+    advised = tuple(budget_reasons(_budgets_of(budgets, settings, "warn"))[0])
+    advisories = (_advisory("warn", replace(warned, reasons=warned.reasons + advised), settings), _advisory("report", shown, settings))
     return replace(block, budgets=budgets, costs=costs, judge_changes=judge_changes, policy=policy_lines(settings),
                    advisories=tuple(a for a in advisories if a.metrics or a.reasons))
 
@@ -818,7 +819,6 @@ def _compare_part(results: ScoredResults, baseline: Baseline | None, settings: G
     evidence = _missing_evidence(results, baseline) + lost_figures
     if settings.not_evaluated == "fail":
         reasons += evidence
-    advised = budget_reasons(_budgets_of(budgets, settings, "warn"))[0]
     failed = bool(reasons) and settings.fail_on != "never"
     return Comparison(
         verdict="failed" if failed else "passed",
@@ -832,7 +832,7 @@ def _compare_part(results: ScoredResults, baseline: Baseline | None, settings: G
         counts=tally.counts,
         confidence=settings.confidence,
         tolerance=settings.tolerance,
-        warnings=tuple(evidence if settings.not_evaluated == "warn" else []) + tuple(f"does not block: {r}" for r in advised),
+        warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
     )
 
 

@@ -26,7 +26,7 @@ Keep = Callable[[str, str], bool]  # (suite, metric) -> the metric belongs to th
 def has_parts(settings: GateSettings) -> bool:
     """Some metric does not block: the comparison is made in parts."""
     rules = [*settings.metrics.values(), *(r for by_suite in settings.suite_metrics.values() for r in by_suite.values())]
-    return any(r.severity not in (None, "block") for r in rules)
+    return any(r.severity not in (None, "block") for r in rules) or any(v != "block" for v in settings.budget_severity.values())
 
 
 def of_severity(settings: GateSettings, severity: Severity) -> Keep:
@@ -35,10 +35,10 @@ def of_severity(settings: GateSettings, severity: Severity) -> Keep:
 
 def policy_lines(settings: GateSettings) -> tuple[str, ...]:
     """The rules that differ from the gate's defaults, one line each: what the check says applied."""
-    lines = [f"`{name}`: {_rule_words(rule.model_dump(exclude_none=True))}" for name, rule in sorted(settings.metrics.items())]
-    lines += [f"`{name}` in suite `{suite}`: {_rule_words(rule.model_dump(exclude_none=True))}"
+    lines = [f"{name}: {_rule_words(rule.model_dump(exclude_none=True))}" for name, rule in sorted(settings.metrics.items())]
+    lines += [f"{name} in suite {suite}: {_rule_words(rule.model_dump(exclude_none=True))}"
               for suite, by_metric in sorted(settings.suite_metrics.items()) for name, rule in sorted(by_metric.items())]
-    lines += [f"budget `{key}`: {severity}" for key, severity in sorted(settings.budget_severity.items())]
+    lines += [f"budget {key}: {severity}" for key, severity in sorted(settings.budget_severity.items())]
     return tuple(line for line in lines if not line.endswith(": "))
 
 

@@ -14,7 +14,7 @@ import pydantic
 
 from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
 from ..core.digest import Fetch, ScoredCase, ScoredResults
-from ..core.gate import CaseMetric, CaseOutcome, CaseOutcomes, Comparison, MetricSummary
+from ..core.gate import Advisory, CaseMetric, CaseOutcome, CaseOutcomes, Comparison, MetricSummary
 from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, RunRecord, Status, Verdict
 from ..schema.labels import SEPARATOR, CaseLabels
 from ..schema.settings import percent
@@ -25,6 +25,11 @@ from .text import fmt, fmt_delta, fmt_rate, inline
 
 RATIONALE_CHARS = 600
 RERUNS_SHOWN = 50  # num_runs: auto: re-run cases listed in the comment, most runs first
+ADVISED_SHOWN = 20  # a warn-only part's cases listed in the comment, most important first
+ADVISORY_TITLES = {
+    "warn": "Warn only (gate.metrics severity: warn): reported, never fails the check",
+    "report": "Report only (gate.metrics severity: report): shown, not judged",
+}
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,17 @@ class CaseView:
 
 
 @dataclass(frozen=True)
+class AdvisoryView:
+    """The metrics of one non-blocking severity, apart from the blocking ones."""
+
+    title: str
+    reasons: tuple[str, ...]
+    metrics: tuple[MetricRow, ...]
+    cases: tuple[CaseView, ...]  # the first ADVISED_SHOWN
+    cases_total: int
+
+
+@dataclass(frozen=True)
 class ReportView:
     suite: str
     verdict: str
@@ -114,6 +130,8 @@ class ReportView:
     judge_changes: tuple[str, ...] = ()  # metrics whose judge changed since the baseline (judge_notes.py)
     judge_alert: str = "NOTE"
     budgets: tuple[BudgetRow, ...] = ()  # gate.budgets
+    policy: tuple[str, ...] = ()  # gate.metrics' rules in words, when any differs from the defaults
+    advisories: tuple[AdvisoryView, ...] = ()
 
 
 FETCH_BATCH = 256  # cases read whole at once for a report: the diffs of a big suite stream through
@@ -373,6 +391,12 @@ def rerun_cases(results: ScoredResults) -> list[ScoredCase]:
     return sorted(again, key=lambda c: (-len(c.runs), c.key))
 
 
+def _advisory_view(advisory: Advisory, confidence: float, labels: CaseLabels) -> AdvisoryView:
+    cases = tuple(case_view(c, None, labels.label_of(c)) for c in advisory.cases[:ADVISED_SHOWN])
+    return AdvisoryView(ADVISORY_TITLES[advisory.severity], advisory.reasons,
+                        tuple(_metric_row(m, confidence) for m in advisory.metrics), cases, len(advisory.cases))
+
+
 def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     if not comparison.has_baseline:
         state = Verdict(comparison.verdict)
@@ -418,4 +442,6 @@ def build_view(comparison: Comparison, results: ScoredResults, suite: str | None
         judge_changes=judge_notes(comparison.judge_changes),
         judge_alert=judge_alert(comparison.judge_changes),
         budgets=tuple(_budget_row(b) for b in comparison.budgets if suite is None or b.suite == suite),
+        policy=comparison.policy,
+        advisories=tuple(_advisory_view(a, comparison.confidence, labels) for a in comparison.advisories),
     )

@@ -8,6 +8,7 @@ import pytest
 
 from agenteval_ci.core.baseline import baseline_from_results
 from agenteval_ci.core.gate import compare
+from agenteval_ci.report import render_comment
 from agenteval_ci.schema.project import ProjectConfig
 from agenteval_ci.schema.settings import GateSettings
 from tests.report.scored import EXPECTED, lights, score, weather
@@ -37,7 +38,7 @@ def test_any_drop_blocks_a_single_fall_within_noise_that_the_default_passes(tmp_
     assert strict.reasons[0].startswith(f"{TRAJECTORY}: regressed (any_drop: 1 case(s) scored lower")
     assert "default/home/c0" in strict.reasons[0]
     assert {c.eval_id: c.outcome for c in strict.cases}["c0"] == "regressed"
-    assert strict.policy == (f"`{TRAJECTORY}`: any_drop (a single case's fall blocks)",)
+    assert strict.policy == (f"{TRAJECTORY}: any_drop (a single case's fall blocks)",)
 
 
 def test_any_drop_set_for_one_suite_only_applies_there(tmp_path):
@@ -85,7 +86,7 @@ def test_a_metrics_own_tolerance_decides_its_worsened_cases(tmp_path):
     assert {c.eval_id: c.outcome for c in compare(new, baseline, GateSettings()).cases}["c0"] == "worsened"
     loose = compare(new, baseline, _gate(**{TRAJECTORY: {"tolerance": 0.5}}))
     assert {c.eval_id: c.outcome for c in loose.cases}["c0"] == "flaky"  # a drop of 1/3 is within 0.5
-    assert loose.policy == (f"`{TRAJECTORY}`: tolerance 0.5",)
+    assert loose.policy == (f"{TRAJECTORY}: tolerance 0.5",)
 
 
 def test_policy_keys_are_checked_where_they_are_read():
@@ -96,3 +97,19 @@ def test_policy_keys_are_checked_where_they_are_read():
     suites = [{"name": "default", "agent": "a.py:f", "eval_sets": ["x.json"]}]
     with pytest.raises(pydantic.ValidationError, match="gate.suite_metrics names no suite: typo"):
         ProjectConfig.model_validate({"suites": suites, "gate": {"suite_metrics": {"typo": {}}}})
+
+
+def test_the_comment_keeps_warn_metrics_apart_and_says_which_policy_applied(tmp_path):
+    baseline = baseline_from_results(score(tmp_path, EXPECTED, [EXPECTED], "base.json"))
+    broken = score(tmp_path, EXPECTED, [BROKEN], "broken.json")
+    settings = _gate(**{TRAJECTORY: {"severity": "warn"}, "response_match_score": {"any_drop": True}})
+    text = render_comment(compare(broken, baseline, settings), broken, baseline_path="b.json")
+    assert "> **agenteval passed: no credible regression" in text and "### Regressions" not in text
+    warn = text.split("**Warn only (gate.metrics severity: warn): reported, never fails the check**", 1)[1]
+    assert warn.startswith(f"\n- {TRAJECTORY}: regressed (deterministic")
+    assert f"| `{TRAJECTORY}` | 1.000 | 0.667 |" in warn and "<summary>Cases of these metrics (1)</summary>" in warn
+    assert "- `lights` <sub>default / home / lights</sub> · `tool_trajectory_avg_score` 1.000 → 0.000" in warn.split("\n\n</details>")[0]
+    assert (f"Gate policy: response_match_score: any_drop (a single case's fall blocks); {TRAJECTORY}: warn; "
+            "every other metric and budget blocks") in text
+    blocking = text.split("**Warn only")[0]
+    assert TRAJECTORY not in blocking and "| `response_match_score` |" in blocking
