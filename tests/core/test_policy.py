@@ -113,3 +113,19 @@ def test_the_comment_keeps_warn_metrics_apart_and_says_which_policy_applied(tmp_
             "every other metric and budget blocks") in text
     blocking = text.split("**Warn only")[0]
     assert TRAJECTORY not in blocking and "| `response_match_score` |" in blocking
+
+
+def test_a_warn_budget_breached_is_reported_and_does_not_fail(tmp_path):
+    from tests.test_budgets import baseline_of, runs_of, scored
+
+    sizes = [1000] * 6
+    base = scored(tmp_path, "base", runs_of(6, [sizes] * 3), 6)
+    new = scored(tmp_path, "new", runs_of(6, [sizes], tools=2), 6)  # one more tool call in every turn
+    budgets = {"budgets": {"tool_call_count_v1": "+0%"}}
+    assert compare(new, baseline_of(base, GateSettings.model_validate(budgets)), GateSettings.model_validate(budgets)).verdict == "failed"
+    settings = GateSettings.model_validate({**budgets, "budget_severity": {"tool_call_count_v1": "warn"}})
+    warned = compare(new, baseline_of(base, settings), settings)
+    assert (warned.verdict, warned.reasons) == ("passed", ())
+    assert {c.outcome for c in warned.cases} == {"unchanged"}
+    assert warned.advisories[0].severity == "warn" and "over budget on tool_call_count_v1" in warned.advisories[0].reasons[0]
+    assert warned.policy == ("budget tool_call_count_v1: warn",)
