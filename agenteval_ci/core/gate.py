@@ -27,6 +27,7 @@ from ..schema.settings import GateSettings, Severity
 from .baseline import rubric_pass_rates
 from .budgets import BudgetSummary, SuiteCost, budget_reasons, compare_budgets, over_budget_cases, suite_costs
 from .digest import ScoredCase, ScoredMetric, ScoredResults
+from .head_to_head import HEAD_TO_HEAD, HeadToHead, head_to_head
 from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
 from .policy import PartResults, has_parts, of_severity, part_baseline, policy_lines
@@ -135,6 +136,7 @@ class Comparison:
     judge_changes: tuple[JudgeChange, ...] = ()  # judged metrics whose judge differs from the baseline's
     policy: tuple[str, ...] = ()  # gate.metrics' rules that differ from the defaults, in words (core/policy.py)
     advisories: tuple[Advisory, ...] = ()  # the metrics that warn or only report, each part judged apart
+    head_to_head: tuple[HeadToHead, ...] = ()  # head_to_head_v1 against the baseline's recorded answers (core/head_to_head.py)
 
 
 @dataclass(frozen=True)
@@ -802,6 +804,8 @@ def _compare_part(results: ScoredResults, baseline: Baseline | None, settings: G
     """The verdict over these results' metrics; `budgets` (of the whole results) breached by a
     blocking budget fail it."""
     summaries, counted = _summaries(results, baseline, settings)
+    head = _head_to_head(results, baseline, settings)
+    summaries += [_head_summary(h) for h in head]
     blocking = _budgets_of(budgets, settings, "block")
     cases = outcomes if outcomes is not None else OutcomeList()
     tally = _Tally(_errored(results), regression=settings.fail_on != "threshold" and baseline is not None)
@@ -816,7 +820,7 @@ def _compare_part(results: ScoredResults, baseline: Baseline | None, settings: G
     reasons = _reasons(baseline, summaries, tally, settings.fail_on)
     over_budget, lost_figures = budget_reasons(blocking)
     reasons += over_budget if settings.fail_on != "threshold" else []
-    evidence = _missing_evidence(results, baseline) + lost_figures
+    evidence = _missing_evidence(results, baseline) + lost_figures + [_unjudged(h) for h in head if h.not_evaluated]
     if settings.not_evaluated == "fail":
         reasons += evidence
     failed = bool(reasons) and settings.fail_on != "never"
@@ -833,7 +837,29 @@ def _compare_part(results: ScoredResults, baseline: Baseline | None, settings: G
         confidence=settings.confidence,
         tolerance=settings.tolerance,
         warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
+        head_to_head=head,
     )
+
+
+def _head_to_head(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[HeadToHead, ...]:
+    """head_to_head_v1's record, when the results have it; only cases the baseline has under the
+    same test can miss their answer (a new case has none to lose)."""
+    def compared(case: ScoredCase) -> bool:
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline is not None else None
+        return old is not None and old.fingerprint == case.fingerprint
+
+    found = head_to_head(results.cases, compared, HEAD_TO_HEAD, settings.confidence)
+    return (found,) if found is not None else ()
+
+
+def _head_summary(h: HeadToHead) -> MetricSummary:
+    """The head-to-head record as a row of the metrics table: the net win rate is its delta."""
+    return MetricSummary(h.metric, h.verdict, h.wins + h.ties + h.losses, None, None, h.net, h.ci_low, h.ci_high, "head-to-head",
+                         flips_down=h.losses, flips_up=h.wins, flip_p=h.p_loss, reason=h.reason)
+
+
+def _unjudged(h: HeadToHead) -> str:
+    return _first(list(h.not_evaluated), f"{h.metric} score(s) not evaluated where the baseline has the case")
 
 
 _OVER_BUDGET_RANK = OUTCOMES.index("over_budget")

@@ -57,10 +57,11 @@ def _kept_case(case: ScoredCase, keep: Keep) -> ScoredCase | None:
     metrics and none of them is this part's (a failed run stays in every part: a crash is never noise)."""
     if all(keep(case.suite, name) for name in case.metrics):
         return case
-    metrics = {name: m for name, m in case.metrics.items() if keep(case.suite, name)}
-    if case.metrics and not metrics and not case.run_errors:
+    names = [name for name in case.metrics if keep(case.suite, name)]
+    if not names and not case.run_errors:
         return None
     whole = digest(case)
+    metrics = {name: whole.metrics[name] for name in names if name in whole.metrics}  # a digest leaves out informational figures
     status, reason = case_status(metrics, whole.runs)
     return replace(whole, metrics=metrics, status=status, reason=case.reason if case.run_errors else reason)
 

@@ -121,6 +121,15 @@ _SPECS = [
         prompts=(f"{PROMPTS}final_response_match_v2.md",),
     ),
     MetricSpec(
+        "head_to_head_v1",
+        LlmAsAJudgeCriterion,
+        _deferred("head_to_head", "evaluate"),
+        "agenteval: LLM judge, both orders: is the response better or worse than the baseline's recorded one (win / tie / loss).",
+        judged=True,
+        head_to_head=True,
+        prompts=(f"{PROMPTS}head_to_head.md",),
+    ),
+    MetricSpec(
         "rubric_based_final_response_quality_v1",
         RubricsBasedCriterion,
         _deferred("llm_rubrics", "evaluate_final_response_quality"),
