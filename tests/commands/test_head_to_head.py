@@ -100,7 +100,12 @@ def test_an_unchanged_agent_passes_though_the_judge_follows_the_position(accepte
     assert code == 0
     assert {c["metrics"]["head_to_head_v1"]["score"] for c in results["cases"]} == {0.5}
     assert ("`head_to_head_v1` against the baseline's answers: 0 win(s), 8 tie(s), 8 of them with the judge following the position, "
-            "0 loss(es); net +0% [-28%, +28%]; sign test p = 1 (fails at ≤ 0.05): no credible difference") in comment
+            "0 loss(es); net +0% [-28%, +28%]; sign test p = 1 (fails at ≤ 0.05): no credible difference")
+    first = results["stats"]["judge_by_metric"]["head_to_head_v1"]
+    assert (first["cache_hits"], first["cache_misses"]) == (0, 2 * CASES * 3)  # both orders, 3 samples each
+    assert results["stats"]["estimated_cost_usd"] > 0  # priced as every judged metric
+    code, again, _ = _run(accepted)
+    assert code == 0 and again["stats"]["judge_by_metric"]["head_to_head_v1"]["cache_hits"] == 2 * CASES * 3  # the same prompts: cached in comment
 
 
 def test_without_recorded_baseline_answers_it_is_not_evaluated_and_fails_closed(accepted):
@@ -112,3 +117,27 @@ def test_without_recorded_baseline_answers_it_is_not_evaluated_and_fails_closed(
     assert code == 1
     assert "8 head_to_head_v1 score(s) not evaluated where the baseline has the case (first: default/lights/case0: no recorded" in comment
     assert "`head_to_head_v1`: not evaluated" in comment
+
+
+def test_any_provider_judges_head_to_head_an_openai_compatible_one_here(accepted, monkeypatch):
+    from tests.fakes.openai import FakeOpenAI
+    from tests.fakes.openai import text_reply as chat_reply
+
+    def chat_judge(request) -> dict:
+        answers = re.search(r"### Answer A\n(.*)\n\n### Answer B\n(.*)\n\nAnswer with", request.prompt_text, re.S)
+        first = answers.group(1).strip().startswith("Light")
+        return chat_reply(json.dumps({"reasoning": "compared", "better": "A" if first else "B"}), model="gpt-4o-2024-08-06")
+
+    test_config = accepted.parent / "evals" / "test_config.json"
+    data = json.loads(test_config.read_text())
+    data["criteria"]["head_to_head_v1"]["judge_model_options"]["judge_model"] = "openai/gpt-4o"
+    test_config.write_text(json.dumps(data))
+    with FakeOpenAI(responder=chat_judge) as fake:
+        for name in JUDGE_VARIABLES:
+            monkeypatch.delenv(name, raising=False)
+        for name, value in fake.env().items():
+            monkeypatch.setenv(name, value)
+        code, results, comment = _run(accepted, SCRAMBLED)
+    assert code == 1 and "8 loss(es)" in comment
+    judge = results["cases"][0]["metrics"]["head_to_head_v1"]["judge"]
+    assert judge["model"] == "openai/gpt-4o" and judge["provider"] == "openai"
