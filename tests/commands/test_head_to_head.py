@@ -119,7 +119,7 @@ def test_without_recorded_baseline_answers_it_is_not_evaluated_and_fails_closed(
     assert "`head_to_head_v1`: not evaluated" in comment
 
 
-def test_any_provider_judges_head_to_head_an_openai_compatible_one_here(accepted, monkeypatch):
+def test_any_provider_judges_head_to_head_an_openai_compatible_one_here(accepted, monkeypatch, capsys):
     from tests.fakes.openai import FakeOpenAI
     from tests.fakes.openai import text_reply as chat_reply
 
@@ -128,6 +128,8 @@ def test_any_provider_judges_head_to_head_an_openai_compatible_one_here(accepted
         first = answers.group(1).strip().startswith("Light")
         return chat_reply(json.dumps({"reasoning": "compared", "better": "A" if first else "B"}), model="gpt-4o-2024-08-06")
 
+    assert _run(accepted)[0] == 0  # Gemini judges it head to head (all ties), and that is accepted
+    assert main(["accept", "--config", str(accepted)]) == 0
     test_config = accepted.parent / "evals" / "test_config.json"
     data = json.loads(test_config.read_text())
     data["criteria"]["head_to_head_v1"]["judge_model_options"]["judge_model"] = "openai/gpt-4o"
@@ -138,6 +140,9 @@ def test_any_provider_judges_head_to_head_an_openai_compatible_one_here(accepted
         for name, value in fake.env().items():
             monkeypatch.setenv(name, value)
         code, results, comment = _run(accepted, SCRAMBLED)
+    assert "recorded baseline outputs again" not in capsys.readouterr().err
     assert code == 1 and "8 loss(es)" in comment
+    # a judge that differs from the baseline's is no judge change here: the baseline's scores are never compared
+    assert "The judge changed since the baseline" not in comment and not results.get("rejudged")
     judge = results["cases"][0]["metrics"]["head_to_head_v1"]["judge"]
     assert judge["model"] == "openai/gpt-4o" and judge["provider"] == "openai"
