@@ -30,7 +30,7 @@ from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .head_to_head import HEAD_TO_HEAD, HeadToHead, head_to_head
 from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
-from .policy import PartResults, has_parts, of_severity, part_baseline, policy_lines
+from .policy import PartResults, has_parts, metric_names, of_severity, part_baseline, policy_lines
 from .selection import selected
 from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
 from .shards import in_shard
@@ -766,13 +766,13 @@ def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSet
     costs = suite_costs(results, baseline)
     if not has_parts(settings):
         whole = _compare_part(results, baseline, settings, outcomes, budgets)
-        return replace(whole, budgets=budgets, costs=costs, judge_changes=judge_changes, policy=policy_lines(settings))
+        return replace(whole, budgets=budgets, costs=costs, judge_changes=judge_changes, policy=policy_lines(settings, metric_names(settings, results)))
     block = _compare_part(*_part(results, baseline, settings, "block"), settings, outcomes, budgets)
     warned = _compare_part(*_part(results, baseline, settings, "warn"), settings, None, ())
     shown = _compare_part(*_part(results, baseline, settings, "report"), settings, None, ())
     advised = tuple(budget_reasons(_budgets_of(budgets, settings, "warn"))[0])
     advisories = (_advisory("warn", replace(warned, reasons=warned.reasons + advised), settings), _advisory("report", shown, settings))
-    return replace(block, budgets=budgets, costs=costs, judge_changes=judge_changes, policy=policy_lines(settings),
+    return replace(block, budgets=budgets, costs=costs, judge_changes=judge_changes, policy=policy_lines(settings, metric_names(settings, results)),
                    advisories=tuple(a for a in advisories if a.metrics or a.reasons))
 
 

@@ -33,13 +33,24 @@ def of_severity(settings: GateSettings, severity: Severity) -> Keep:
     return lambda suite, metric: settings.severity_of(suite, metric) == severity
 
 
-def policy_lines(settings: GateSettings) -> tuple[str, ...]:
-    """The rules that differ from the gate's defaults, one line each: what the check says applied."""
+def policy_lines(settings: GateSettings, seen: set[str]) -> tuple[str, ...]:
+    """The rules that differ from the gate's defaults, one line each: what the check says applied;
+    and the metrics they name that `seen` (the results' metrics) lacks: a typo must not pass as a
+    rule that held (`safty_v1: {any_drop: true}` would protect nothing)."""
     lines = [f"{name}: {_rule_words(rule.model_dump(exclude_none=True))}" for name, rule in sorted(settings.metrics.items())]
     lines += [f"{name} in suite {suite}: {_rule_words(rule.model_dump(exclude_none=True))}"
               for suite, by_metric in sorted(settings.suite_metrics.items()) for name, rule in sorted(by_metric.items())]
     lines += [f"budget {key}: {severity}" for key, severity in sorted(settings.budget_severity.items())]
+    named = set(settings.metrics) | {name for by_metric in settings.suite_metrics.values() for name in by_metric}
+    lines += [f"{name}: no case of these results has this metric, so this rule applied to nothing" for name in sorted(named - seen)]
     return tuple(line for line in lines if not line.endswith(": "))
+
+
+def metric_names(settings: GateSettings, results: ScoredResults) -> set[str]:
+    """The metrics of the results' cases, read only when some rule names a metric."""
+    if not settings.metrics and not settings.suite_metrics:
+        return set()
+    return {name for case in results.cases for name in case.metrics}
 
 
 def _rule_words(rule: Mapping[str, object]) -> str:

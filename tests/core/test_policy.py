@@ -129,3 +129,11 @@ def test_a_warn_budget_breached_is_reported_and_does_not_fail(tmp_path):
     assert {c.outcome for c in warned.cases} == {"unchanged"}
     assert warned.advisories[0].severity == "warn" and "over budget on tool_call_count_v1" in warned.advisories[0].reasons[0]
     assert warned.policy == ("budget tool_call_count_v1: warn",)
+
+
+def test_a_rule_naming_a_metric_no_case_has_says_it_applied_to_nothing(tmp_path):
+    new, baseline = _within_noise(tmp_path)
+    typo = compare(new, baseline, _gate(tool_trajectory_avg_scor={"any_drop": True}))
+    assert typo.verdict == "passed"  # the fall is noise to the default rule, which is what applied
+    assert typo.policy == ("tool_trajectory_avg_scor: any_drop (a single case's fall blocks)",
+                           "tool_trajectory_avg_scor: no case of these results has this metric, so this rule applied to nothing")
