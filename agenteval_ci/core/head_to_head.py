@@ -2,8 +2,8 @@
 
 head_to_head_v1 (core/metrics/head_to_head.py) asks the judge, for each turn of each run, which
 of two answers serves the request better, the baseline's recorded answer and this run's, once in
-each order. An order's verdict counts only when every sample of it names the same answer (a split
-is a tie); the two orders must name the same answer for a win or a loss, and when each order
+each order. An order names an answer when at least three quarters of its samples do (else a
+tie); the two orders must name the same answer for a win or a loss, and when each order
 names the answer in the same position the judge followed the position, not the answers: a tie,
 counted as a position disagreement. A turn scores 1 (win), 0.5 (tie) or 0 (loss); a case is a win
 when its mean over turns and runs is above 0.5, a loss below.
@@ -18,7 +18,7 @@ rate, (wins - losses) / cases, is shown with an interval at gate.confidence (`ne
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
@@ -29,6 +29,7 @@ from .digest import ScoredCase, ScoredMetric
 HEAD_TO_HEAD = "head_to_head_v1"
 ORDERS_AGREE = "orders_agree"  # a run's rubric-like figure: 1.0 when no turn's two orders disagreed on position
 EVEN = 1e-9  # a case's mean this close to 0.5 is a tie
+SURE = 0.75  # the share of an order's samples that must name one answer for the order to name it
 
 Order = Literal["first", "second", "tie"]
 Outcome = Literal["win", "tie", "loss"]
@@ -46,10 +47,15 @@ class TurnVerdict:
         return {"win": 1.0, "tie": 0.5, "loss": 0.0}[self.outcome]
 
 
-def order_verdict(samples: Iterable[Order]) -> Order:
-    """An order's verdict: the position every sample named; a split, or any tie, is a tie."""
-    named = set(samples)
-    return named.pop() if len(named) == 1 else "tie"
+def order_verdict(samples: Sequence[Order]) -> Order:
+    """An order's verdict: the position at least three quarters of its samples named (4 of 5, all
+    of 3, the one of 1), else a tie. A bare majority would let a judge's position bias decide the
+    many close calls of answers that are alike, in both orders, and cost the test its power."""
+    need = math.ceil(SURE * len(samples))
+    for position in ("first", "second"):
+        if samples and sum(s == position for s in samples) >= need:
+            return position
+    return "tie"
 
 
 def turn_verdict(baseline_first: Order, pr_first: Order) -> TurnVerdict:

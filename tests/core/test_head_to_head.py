@@ -23,7 +23,9 @@ BENCH = Path(__file__).resolve().parents[2] / "bench" / "head_to_head_accuracy.p
 
 def test_a_win_or_a_loss_needs_both_orders_and_every_sample():
     assert order_verdict(["first", "first", "first"]) == "first"
-    assert order_verdict(["first", "second", "first"]) == "tie"  # a split is no verdict
+    assert order_verdict(["first", "second", "first"]) == "tie"  # 2 of 3 is not three quarters
+    assert order_verdict(["second", "second", "tie", "second", "second"]) == "second"  # 4 of 5
+    assert order_verdict(["first", "first", "first", "second", "second"]) == "tie"  # a bare majority is not enough
     assert turn_verdict("second", "first").outcome == "win"  # the PR's answer named in both orders
     assert turn_verdict("first", "second").outcome == "loss"
     assert turn_verdict("tie", "first").outcome == "tie"

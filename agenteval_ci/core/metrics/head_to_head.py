@@ -1,7 +1,7 @@
 """head_to_head_v1: the PR's final response against the baseline's recorded one, turn by turn.
 
 Each turn goes to the judge twice, the baseline's answer shown first, then the PR's; an order
-counts only when every sample agrees, and the two orders must agree for a win or a loss
+names an answer when three quarters of its samples do, and the two orders must agree for a win or a loss
 (core/head_to_head.py has the rule and the suite's test). Both orders are asked together and a
 turn is judged only when every sample of both came back readable: one missing sample leaves the
 turn not evaluated, never half judged. Without the baseline's recorded answers for the case
