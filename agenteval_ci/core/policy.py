@@ -64,13 +64,13 @@ def _rule_words(rule: Mapping[str, object]) -> str:
 
 
 def _kept_case(case: ScoredCase, keep: Keep) -> ScoredCase | None:
-    """The case with only this part's metrics, its status restated from them; None when it had
-    metrics and none of them is this part's (a failed run stays in every part: a crash is never noise)."""
+    """The case with only this part's metrics, its status restated from them; None when none of
+    its scored metrics is this part's (a failed run stays in every part: a crash is never noise)."""
     if all(keep(case.suite, name) for name in case.metrics):
         return case
     names = [name for name in case.metrics if keep(case.suite, name)]
-    if not names and not case.run_errors:
-        return None
+    if not any(case.metrics[name].status != Status.INFORMATIONAL for name in names) and not case.run_errors:
+        return None  # figures alone are nothing to judge: the case is not this part's
     whole = digest(case)
     metrics = {name: whole.metrics[name] for name in names if name in whole.metrics}  # a digest leaves out informational figures
     status, reason = case_status(metrics, whole.runs)

@@ -137,3 +137,12 @@ def test_a_rule_naming_a_metric_no_case_has_says_it_applied_to_nothing(tmp_path)
     assert typo.verdict == "passed"  # the fall is noise to the default rule, which is what applied
     assert typo.policy == ("tool_trajectory_avg_scor: any_drop (a single case's fall blocks)",
                            "tool_trajectory_avg_scor: no case of these results has this metric, so this rule applied to nothing")
+
+
+def test_a_suite_whose_only_criterion_warns_has_nothing_to_block_and_passes(tmp_path):
+    only = {"criteria": {TRAJECTORY: 1.0}}  # every case also has the informational figures
+    baseline = baseline_from_results(score(tmp_path, EXPECTED, [EXPECTED], "base.json", config=only))
+    broken = score(tmp_path, EXPECTED, [BROKEN], "broken.json", config=only)
+    warned = compare(broken, baseline, _gate(**{TRAJECTORY: {"severity": "warn"}}))
+    assert (warned.verdict, warned.reasons, warned.metrics) == ("passed", (), ())
+    assert warned.advisories[0].reasons[0].startswith(f"{TRAJECTORY}: regressed")
