@@ -423,6 +423,15 @@ def _infer_metric(
     return _Inference(summary, frozenset(counted))
 
 
+def _with_rule(summary: MetricSummary, settings: GateSettings) -> str:
+    """A regression's reason, naming the metric's own settings when gate.metrics gives it some."""
+    rule = settings.metrics.get(summary.name)
+    own = [f"{k} {getattr(rule, k):g}" for k in ("tolerance", "case_drop", "power") if rule is not None and getattr(rule, k) is not None]
+    if summary.verdict != "regressed" or not own:
+        return summary.reason
+    return f"{summary.reason}; under gate.metrics.{summary.name}: {', '.join(own)}"
+
+
 def _any_drop_reason(fallen: dict[str, float]) -> str:
     first = min(fallen, key=lambda case: (fallen[case], case))
     return f"any_drop: {len(fallen)} case(s) scored lower than in the baseline, noise or not (most: {first} {fallen[first]:+.3g})"
@@ -560,7 +569,7 @@ def _summaries(results: ScoredResults, baseline: Baseline | None, settings: Gate
             counted |= {(case, name) for case in inference.counted}
         else:
             summary = MetricSummary(name, "no baseline", 0, None, candidate_mean, None, None, None, "stochastic")
-        summaries.append(replace(summary, candidate_passed=passed, candidate_failed=failed, rubrics=rubrics))
+        summaries.append(replace(summary, candidate_passed=passed, candidate_failed=failed, rubrics=rubrics, reason=_with_rule(summary, settings)))
     return summaries, counted
 
 

@@ -146,3 +146,11 @@ def test_a_suite_whose_only_criterion_warns_has_nothing_to_block_and_passes(tmp_
     warned = compare(broken, baseline, _gate(**{TRAJECTORY: {"severity": "warn"}}))
     assert (warned.verdict, warned.reasons, warned.metrics) == ("passed", (), ())
     assert warned.advisories[0].reasons[0].startswith(f"{TRAJECTORY}: regressed")
+
+
+def test_a_regression_under_a_metrics_own_settings_names_them(tmp_path):
+    baseline = baseline_from_results(score(tmp_path, EXPECTED, [EXPECTED], "base.json"))
+    broken = score(tmp_path, EXPECTED, [BROKEN], "broken.json")
+    tight = compare(broken, baseline, _gate(**{TRAJECTORY: {"tolerance": 0.01}}))
+    assert tight.reasons[0].startswith(f"{TRAJECTORY}: regressed (deterministic")
+    assert tight.reasons[0].endswith(f"; under gate.metrics.{TRAJECTORY}: tolerance 0.01)")
