@@ -81,8 +81,10 @@ def _run(config: Path, agent: str = AGENT, extra: tuple[str, ...] = ()) -> tuple
 
 
 def test_answers_that_got_worse_with_rouge_unchanged_are_caught_head_to_head(accepted, capsys):
+    capsys.readouterr()
     code, results, comment = _run(accepted, SCRAMBLED)
     assert code == 1
+    assert "head to head: head_to_head_v1 against the baseline's answers: 0 win(s), 0 tie(s), 8 loss(es)" in capsys.readouterr().out
     assert {c["metrics"]["response_match_score"]["score"] for c in results["cases"]} == {1.0}  # ROUGE sees no change
     assert {c["metrics"]["head_to_head_v1"]["score"] for c in results["cases"]} == {0.0}
     assert "> **agenteval failed: the PR's answers lose to the baseline's head to head (`head_to_head_v1`)" in comment
