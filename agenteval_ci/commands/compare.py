@@ -19,6 +19,7 @@ from ..files.writing import write_pieces
 from ..report import comparison_json_parts, render_comment
 from ..report.console import PLAIN, Style, render_budgets, render_changes
 from ..report.judge_notes import judge_notes
+from ..report.view import head_to_head_line
 from ..schema import Outcome, Verdict
 from ..schema.project import DEFAULT_RESULTS
 from ..schema.settings import GateSettings
@@ -83,6 +84,11 @@ def print_verdict(comparison: Comparison, style: Style, prefix: str = "", leadin
     the judges that changed since the baseline)."""
     changes = "\n\n".join(filter(None, [render_changes(comparison, style), render_budgets(comparison, style)])) if comparison.has_baseline else ""
     text = f"{changes}\n\n{prefix}{verdict_line(comparison, style)}" if changes else f"{prefix}{verdict_line(comparison, style)}"
+    for record in comparison.head_to_head:  # shown whatever its verdict: wins, ties and losses are news either way
+        text += "\nhead to head: " + head_to_head_line(record).replace("`", "")
+    for advisory in comparison.advisories:  # gate.metrics' warn and report metrics: never the verdict's
+        lines = advisory.reasons or tuple(f"{m.name}: {m.verdict}" for m in advisory.metrics)
+        text += "\n" + style.paint(f"{advisory.severity} only (does not fail the gate):", "yellow") + "".join(f"\n  - {line}" for line in lines)
     notes = [note.replace("`", "").replace("**", "") for note in judge_notes(comparison.judge_changes)]
     if notes:
         text += "\n" + style.paint("judge changed since the baseline:", "yellow") + "".join(f"\n  - {note}" for note in notes)

@@ -22,6 +22,7 @@ from ..core.gate import Comparison, unevidenced
 from ..core.gate_overrides import resolve_gate
 from ..errors import EXIT_FAILED, EXIT_PASSED, AgentevalError, InputError, Problem, UsageError
 from ..files.agent_spec import CALLABLE_SPEC, AgentSpec
+from ..files.baseline_answers import BaselineAnswers
 from ..files.baseline_file import load_baseline
 from ..files.discovery import adk_eval_config, default_results, project_file
 from ..files.eval_configs import LoadedEvalConfig, load_eval_config
@@ -90,7 +91,10 @@ def run(settings: RunSettings) -> Ran:
     with saved_results(output.json) as saved:
         # A new baseline replaces the old one: judging the old one's outputs again would be spent for nothing.
         rejudge = None if settings.new_baseline else (lambda header: _rejudge_changed(header, saved.digests, suites, judge, project, settings))
-        results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate, finish=rejudge)
+        target = project.settings.baseline_target(settings.baseline)
+        # head_to_head_v1 compares with the baseline's recorded answers; a new baseline has none to compare with.
+        answers = None if settings.new_baseline else BaselineAnswers(target.path, required=target.required)
+        results = _run(suites, judge, settings, Path(project.path).parent, saved, project.warnings, baseline, gate, finish=rejudge, answers=answers)
         if not settings.compare or settings.new_baseline:
             print_table(results, output, whole=saved.whole())
             explain_failed_runs(results)
@@ -131,7 +135,7 @@ def chosen(suites: list[Suite], settings: RunSettings) -> list[Suite]:
 def _run(
     suites: list[Suite], judge: JudgeSettings | None, settings: RunSettings, project_dir: Path, saved: SavedResults,
     load_warnings: list[Problem], baseline: Baseline | None = None, gate: GateSettings | None = None,
-    finish: Callable[[Results], Results] | None = None,
+    finish: Callable[[Results], Results] | None = None, answers: BaselineAnswers | None = None,
 ) -> ResultsDigest:
     """Run with the agent's own logging kept below our output; say where its quieter records went.
     Each case goes to the results file as it is scored; what comes back are their digests.
@@ -140,7 +144,8 @@ def _run(
     print_warnings(override_features(settings.adk_features))  # before the agents are imported, as adk eval does
     logs = AgentLogs(settings.verbosity.level, project_dir / LOG_FILE)
     header = run_suites(suites, judge, settings.shard, logs=logs, quiet=quiet, baseline=baseline, gate=gate,
-                        environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline, emit=saved.add)
+                        environ=settings.environ, progress_bar=settings.progress_bar, new_baseline=settings.new_baseline, emit=saved.add,
+                        answers=answers)
     notice = logs.notice()
     if notice and settings.verbosity.shows("WARNING"):
         print(notice, file=sys.stderr)

@@ -23,12 +23,14 @@ from typing import Protocol
 from ..schema import Status
 from ..schema.baseline import Baseline, BaselineCase, BaselineMetric
 from ..schema.project import MAX_NUM_RUNS
-from ..schema.settings import GateSettings
+from ..schema.settings import GateSettings, Severity
 from .baseline import rubric_pass_rates
 from .budgets import BudgetSummary, SuiteCost, budget_reasons, compare_budgets, over_budget_cases, suite_costs
 from .digest import ScoredCase, ScoredMetric, ScoredResults
+from .head_to_head import HEAD_TO_HEAD, HeadToHead, head_to_head
 from .judge_change import JudgeChange, judged_alike
 from .metrics.base import unscored_evidence
+from .policy import PartResults, has_parts, metric_names, of_severity, part_baseline, policy_lines
 from .selection import selected
 from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
 from .shards import in_shard
@@ -36,6 +38,7 @@ from .shards import in_shard
 OUTCOMES = (
     "regressed", "over_budget", "newly_failing", "worsened", "unevaluated", "fixed", "flaky", "improved", "unchanged", "incomparable", "new", "removed",
 )
+FALL = 1e-9  # any_drop: a fall smaller than this is the rounding of equal scores' means
 BOOTSTRAP_WORK = 4_000_000  # resamples x cases; bounds the time on very large suites
 
 
@@ -131,6 +134,20 @@ class Comparison:
     budgets: tuple[BudgetSummary, ...] = ()  # gate.budgets, per suite and figure (core/budgets/)
     costs: tuple[SuiteCost, ...] = ()  # the agent's model cost per run of each suite, baseline -> PR
     judge_changes: tuple[JudgeChange, ...] = ()  # judged metrics whose judge differs from the baseline's
+    policy: tuple[str, ...] = ()  # gate.metrics' rules that differ from the defaults, in words (core/policy.py)
+    advisories: tuple[Advisory, ...] = ()  # the metrics that warn or only report, each part judged apart
+    head_to_head: tuple[HeadToHead, ...] = ()  # head_to_head_v1 against the baseline's recorded answers (core/head_to_head.py)
+
+
+@dataclass(frozen=True)
+class Advisory:
+    """The metrics of one non-blocking severity, compared as the gate compares the blocking ones:
+    `warn` says what would have failed (its `reasons`), `report` only shows (no verdict)."""
+
+    severity: str  # warn | report
+    reasons: tuple[str, ...]  # warn: what fails here, never failing the check
+    metrics: tuple[MetricSummary, ...]
+    cases: tuple[CaseOutcome, ...]  # warn: its cases that regressed, newly fail, worsened or lost evidence
 
 
 # ---------------------------------------------------------------- statistics (stdlib only)
@@ -199,6 +216,7 @@ class Pair:
     candidate_passed: bool
     noisy: bool  # runs disagree on at least one side
     history: Counts  # every run of the baseline's history of this case (num_runs: auto weighs it)
+    suite: str = ""
 
     @property
     def delta(self) -> float:
@@ -221,7 +239,7 @@ def _gated(metric: ScoredMetric | BaselineMetric) -> bool:
     return metric.threshold is not None and metric.status != Status.INFORMATIONAL
 
 
-def _pair(key: str, old: BaselineMetric, new: ScoredMetric) -> Pair | None:
+def _pair(key: str, old: BaselineMetric, new: ScoredMetric, suite: str = "") -> Pair | None:
     old_scores = [s for s in old.runs if s is not None]
     new_scores = [r.score for r in new.runs if r.score is not None]
     if old.score is None or new.score is None:
@@ -240,6 +258,7 @@ def _pair(key: str, old: BaselineMetric, new: ScoredMetric) -> Pair | None:
         candidate_passed=new.status == Status.PASSED,
         noisy=len(set(old_scores)) > 1 or len(set(new_scores)) > 1,
         history=Counts(*old.history_counts()),
+        suite=suite,
     )
 
 
@@ -256,7 +275,7 @@ def each_pair(results: ScoredResults, baseline: Baseline) -> Iterator[tuple[str,
             continue
         for name, metric in case.metrics.items():
             if _gated(metric) and comparable(old, case, name):
-                pair = _pair(case_key(case), old.metrics[name], metric)
+                pair = _pair(case_key(case), old.metrics[name], metric, case.suite)
                 if pair is not None:
                     yield name, pair
 
@@ -289,8 +308,9 @@ class Paired:
     noisy: bool = False  # runs disagree on at least one side of some case
     breaks: dict[str, float] = field(default_factory=dict)  # case -> Fisher's p of its every-run break
     counts: list[CaseCounts] = field(default_factory=list)
+    fallen: dict[str, float] = field(default_factory=dict)  # any_drop: case -> its fall, noise or not
 
-    def add(self, pair: Pair) -> None:
+    def add(self, pair: Pair, any_drop: bool = False) -> None:
         self.baseline.append(pair.baseline)
         self.candidate.append(pair.candidate)
         self.deltas.append(pair.delta)
@@ -307,6 +327,10 @@ class Paired:
             self.breaks.pop(pair.case, None)  # a repeated case: its last pair stands, as in a dict
         if self.keep_counts:
             self.counts.append(pair.counts)
+        if any_drop and pair.delta < -FALL:
+            self.fallen[pair.case] = pair.delta
+        else:
+            self.fallen.pop(pair.case, None)
 
     def __len__(self) -> int:
         return len(self.deltas)
@@ -318,8 +342,8 @@ def paired_metrics(results: ScoredResults, baseline: Baseline, settings: GateSet
     auto = results.adaptive is not None
     for name, pair in each_pair(results, baseline):
         if name not in paired:
-            paired[name] = Paired(settings.tolerance, keep_counts=auto)
-        paired[name].add(pair)
+            paired[name] = Paired(settings.for_metric(name).tolerance, keep_counts=auto)
+        paired[name].add(pair, settings.any_drop_of(pair.suite, name))
     return paired
 
 
@@ -364,6 +388,8 @@ def _infer_metric(
     else:
         regressed = dropped and (credible_mean or credible_flips)
         reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
+    if pairs.fallen and not regressed:
+        regressed, reason = True, _any_drop_reason(pairs.fallen)
     credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
     improved = not regressed and delta > settings.tolerance and credible_rise
     counted = set(breaks)  # the breaks are of this metric's pairs
@@ -372,6 +398,7 @@ def _infer_metric(
     elif regressed:
         counted |= worsened
         counted |= newly_failing if deterministic else set()
+    counted |= set(pairs.fallen)
     summary = MetricSummary(
         name=name,
         verdict="regressed" if regressed else "improved" if improved else "unchanged",
@@ -394,6 +421,20 @@ def _infer_metric(
         settle=settle,
     )
     return _Inference(summary, frozenset(counted))
+
+
+def _with_rule(summary: MetricSummary, settings: GateSettings) -> str:
+    """A regression's reason, naming the metric's own settings when gate.metrics gives it some."""
+    rule = settings.metrics.get(summary.name)
+    own = [f"{k} {getattr(rule, k):g}" for k in ("tolerance", "case_drop", "power") if rule is not None and getattr(rule, k) is not None]
+    if summary.verdict != "regressed" or not own:
+        return summary.reason
+    return f"{summary.reason}; under gate.metrics.{summary.name}: {', '.join(own)}"
+
+
+def _any_drop_reason(fallen: dict[str, float]) -> str:
+    first = min(fallen, key=lambda case: (fallen[case], case))
+    return f"any_drop: {len(fallen)} case(s) scored lower than in the baseline, noise or not (most: {first} {fallen[first]:+.3g})"
 
 
 def _sequential_reason(sequential: MetricEvidence, settle: str) -> str:
@@ -462,7 +503,7 @@ def _rubric_summaries(name: str, results: ScoredResults, baseline: Baseline | No
 
 def sequential_evidence(name: str, pairs: dict[str, list[Pair]], settings: GateSettings, baseline: Baseline) -> MetricEvidence:
     """num_runs: auto: one metric's sequential evidence; alpha is shared out over the metrics (Bonferroni)."""
-    return _evidence(name, [p.counts for p in pairs[name]], len(pairs), settings, baseline)
+    return _evidence(name, [p.counts for p in pairs[name]], len(pairs), settings.for_metric(name), baseline)
 
 
 def _evidence(name: str, counts: list[CaseCounts], metrics: int, settings: GateSettings, baseline: Baseline) -> MetricEvidence:
@@ -519,15 +560,16 @@ def _summaries(results: ScoredResults, baseline: Baseline | None, settings: Gate
         passed, failed, candidate_mean = _candidate_counts(name, results)
         rubrics = _rubric_summaries(name, results, baseline)
         if name in paired:
-            sequential = _evidence(name, paired[name].counts, len(paired), settings, baseline) if auto and baseline else None
+            own = settings.for_metric(name)
+            sequential = _evidence(name, paired[name].counts, len(paired), own, baseline) if auto and baseline else None
             max_runs = results.adaptive.max_runs if results.adaptive else 0
             noise = noisy(paired[name], baseline, name)
-            inference = _infer_metric(name, paired[name], settings, alpha, breaks.get(name, set()), noise, sequential, max_runs)
+            inference = _infer_metric(name, paired[name], own, alpha, breaks.get(name, set()), noise, sequential, max_runs)
             summary = inference.summary
             counted |= {(case, name) for case in inference.counted}
         else:
             summary = MetricSummary(name, "no baseline", 0, None, candidate_mean, None, None, None, "stochastic")
-        summaries.append(replace(summary, candidate_passed=passed, candidate_failed=failed, rubrics=rubrics))
+        summaries.append(replace(summary, candidate_passed=passed, candidate_failed=failed, rubrics=rubrics, reason=_with_rule(summary, settings)))
     return summaries, counted
 
 
@@ -595,13 +637,16 @@ def _changed_test(case: ScoredCase, old: BaselineCase) -> str:
     return f"metric configuration changed: {', '.join(changed)}" if changed else ""
 
 
-def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...], tolerance: float, lost: list[str]) -> str:
+def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...], settings: GateSettings, lost: list[str]) -> str:
+    def tolerance(m: CaseMetric) -> float:
+        return settings.for_metric(m.name).tolerance
+
     was, now = old.status == Status.PASSED, case.status == Status.PASSED
     if any(m.counted for m in metrics) or (was and case.run_errors):  # a crash is never noise
         return "regressed"
     if was and case.status == Status.FAILED:
         return "newly_failing"
-    if any(m.delta is not None and m.delta < -tolerance for m in metrics):
+    if any(m.delta is not None and m.delta < -tolerance(m) for m in metrics):
         return "worsened"
     if lost:
         return "unevaluated"
@@ -609,13 +654,13 @@ def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...
         return "fixed"
     if _is_flaky(case):
         return "flaky"
-    deltas = [m.delta for m in metrics if m.delta is not None]
-    if deltas and max(deltas) > tolerance and min(deltas) >= -tolerance:
+    moved = [m for m in metrics if m.delta is not None]
+    if moved and any(m.delta > tolerance(m) for m in moved if m.delta is not None) and all(m.delta >= -tolerance(m) for m in moved if m.delta is not None):
         return "improved"
     return "unchanged"
 
 
-def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:
+def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tuple[str, str]], settings: GateSettings) -> CaseOutcome:
     old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline else None
     metrics = _case_metrics(case, old, counted)
     common = dict(suite=case.suite, eval_set_id=case.eval_set_id, eval_id=case.eval_id, status=case.status.value, metrics=metrics)
@@ -625,7 +670,7 @@ def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tupl
     if changed:
         return CaseOutcome(outcome="incomparable", baseline_status=old.status.value, note=changed, **common)
     lost = lost_evidence(case, old)
-    outcome = _outcome(case, old, metrics, tolerance, lost)
+    outcome = _outcome(case, old, metrics, settings, lost)
     return CaseOutcome(outcome=outcome, baseline_status=old.status.value, note=case.reason or "; ".join(lost), **common)
 
 
@@ -721,25 +766,70 @@ class OutcomeTuple(tuple[CaseOutcome, ...]):
 
 
 def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSettings, outcomes: CaseOutcomes | None = None) -> Comparison:
-    """`outcomes`: where the cases' outcomes are kept (empty; default: in memory)."""
+    """`outcomes`: where the cases' outcomes are kept (empty; default: in memory). With metrics
+    that warn or only report (gate.metrics' severity), the blocking ones decide and the others
+    are compared apart (core/policy.py)."""
     # A changed judge: re-judged baseline scores stand in for the old ones, or the old ones are left out.
     baseline, judge_changes = judged_alike(results, baseline) if baseline is not None else (None, ())
-    summaries, counted = _summaries(results, baseline, settings)
     budgets = compare_budgets(results, baseline, settings)
+    costs = suite_costs(results, baseline)
+    if not has_parts(settings):
+        whole = _compare_part(results, baseline, settings, outcomes, budgets)
+        return replace(whole, budgets=budgets, costs=costs, judge_changes=judge_changes, policy=policy_lines(settings, metric_names(settings, results)))
+    block = _compare_part(*_part(results, baseline, settings, "block"), settings, outcomes, budgets)
+    warned = _compare_part(*_part(results, baseline, settings, "warn"), settings, None, ())
+    shown = _compare_part(*_part(results, baseline, settings, "report"), settings, None, ())
+    advised = tuple(budget_reasons(_budgets_of(budgets, settings, "warn"))[0])
+    advisories = (_advisory("warn", replace(warned, reasons=warned.reasons + advised), settings), _advisory("report", shown, settings))
+    return replace(block, budgets=budgets, costs=costs, judge_changes=judge_changes, policy=policy_lines(settings, metric_names(settings, results)),
+                   advisories=tuple(a for a in advisories if a.metrics or a.reasons))
+
+
+def _part(results: ScoredResults, baseline: Baseline | None, settings: GateSettings, severity: Severity) -> tuple[ScoredResults, Baseline | None]:
+    keep = of_severity(settings, severity)
+    return PartResults(results, keep), part_baseline(baseline, keep) if baseline is not None else None
+
+
+_ADVISED = ("regressed", "newly_failing", "worsened", "unevaluated")
+
+
+def _advisory(severity: str, part: Comparison, settings: GateSettings) -> Advisory:
+    """What a non-blocking part found: `warn` keeps its reasons and its cases that got worse;
+    `report` keeps the metrics' figures without a verdict."""
+    if severity == "report":
+        metrics = tuple(replace(m, verdict="reported", reason="") for m in part.metrics)
+        return Advisory(severity, (), metrics, ())
+    reasons = part.reasons + (part.warnings if settings.not_evaluated == "fail" else ())
+    return Advisory(severity, reasons, part.metrics, tuple(c for c in part.cases if c.outcome in _ADVISED))
+
+
+def _budgets_of(budgets: tuple[BudgetSummary, ...], settings: GateSettings, severity: Severity) -> tuple[BudgetSummary, ...]:
+    """The budgets of one severity (gate.budget_severity; a budget blocks unless set there)."""
+    return tuple(b for b in budgets if settings.budget_severity.get(b.key, "block") == severity)  # type: ignore[call-overload]
+
+
+def _compare_part(results: ScoredResults, baseline: Baseline | None, settings: GateSettings, outcomes: CaseOutcomes | None,
+                  budgets: tuple[BudgetSummary, ...]) -> Comparison:
+    """The verdict over these results' metrics; `budgets` (of the whole results) breached by a
+    blocking budget fail it."""
+    summaries, counted = _summaries(results, baseline, settings)
+    head = _head_to_head(results, baseline, settings)
+    summaries += [_head_summary(h) for h in head]
+    blocking = _budgets_of(budgets, settings, "block")
     cases = outcomes if outcomes is not None else OutcomeList()
     tally = _Tally(_errored(results), regression=settings.fail_on != "threshold" and baseline is not None)
-    over = over_budget_cases(budgets)
+    over = over_budget_cases(blocking)
     for case in results.cases:
-        outcome = _with_budget(_case_outcome(case, baseline, counted, settings.tolerance), over)
+        outcome = _with_budget(_case_outcome(case, baseline, counted, settings), over)
         cases.add(outcome)
         tally.add(outcome, case)
     for outcome in _removed(results, baseline, cases) if baseline else ():
         cases.add(outcome)
         tally.add(outcome)
     reasons = _reasons(baseline, summaries, tally, settings.fail_on)
-    over_budget, lost_figures = budget_reasons(budgets)
+    over_budget, lost_figures = budget_reasons(blocking)
     reasons += over_budget if settings.fail_on != "threshold" else []
-    evidence = _missing_evidence(results, baseline) + lost_figures
+    evidence = _missing_evidence(results, baseline) + lost_figures + [_unjudged(h) for h in head if h.not_evaluated]
     if settings.not_evaluated == "fail":
         reasons += evidence
     failed = bool(reasons) and settings.fail_on != "never"
@@ -756,10 +846,29 @@ def compare(results: ScoredResults, baseline: Baseline | None, settings: GateSet
         confidence=settings.confidence,
         tolerance=settings.tolerance,
         warnings=tuple(evidence) if settings.not_evaluated == "warn" else (),
-        budgets=budgets,
-        costs=suite_costs(results, baseline),
-        judge_changes=judge_changes,
+        head_to_head=head,
     )
+
+
+def _head_to_head(results: ScoredResults, baseline: Baseline | None, settings: GateSettings) -> tuple[HeadToHead, ...]:
+    """head_to_head_v1's record, when the results have it; only cases the baseline has under the
+    same test can miss their answer (a new case has none to lose)."""
+    def compared(case: ScoredCase) -> bool:
+        old = baseline.case(case.suite, case.eval_set_id, case.eval_id) if baseline is not None else None
+        return old is not None and old.fingerprint == case.fingerprint
+
+    found = head_to_head(results.cases, compared, HEAD_TO_HEAD, settings.confidence)
+    return (found,) if found is not None else ()
+
+
+def _head_summary(h: HeadToHead) -> MetricSummary:
+    """The head-to-head record as a row of the metrics table: the net win rate is its delta."""
+    return MetricSummary(h.metric, h.verdict, h.wins + h.ties + h.losses, None, None, h.net, h.ci_low, h.ci_high, "head-to-head",
+                         flips_down=h.losses, flips_up=h.wins, flip_p=h.p_loss, reason=h.reason)
+
+
+def _unjudged(h: HeadToHead) -> str:
+    return _first(list(h.not_evaluated), f"{h.metric} score(s) not evaluated where the baseline has the case")
 
 
 _OVER_BUDGET_RANK = OUTCOMES.index("over_budget")

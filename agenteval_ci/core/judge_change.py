@@ -119,6 +119,8 @@ def _changes(results: ScoredResults, baseline: Baseline) -> list[_Changed]:
         if old is None:
             continue
         for name, metric in sorted(case.metrics.items()):
+            if metric.threshold is None:  # no score compared with the baseline's (head_to_head_v1 judges against its answers)
+                continue
             before = changed_judge(baseline, old, case, name)
             if before is not None and metric.judge is not None:
                 found.append(_Changed(case.key, (case.suite, case.eval_set_id, case.eval_id), name, before, metric.judge, old.metrics[name], metric, rejudged_for(rejudged, baseline, old, case, name)))

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, 
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from ..schema import CaseResult, EvalCase, MetricResult, MetricRun, RunRecord, Status
+from ..schema import CaseResult, EvalCase, Invocation, MetricResult, MetricRun, RunRecord, Status
 from .digest import AgentRun, ScoredMetric
 from .fingerprint import case_fingerprint
 from .judge_fingerprint import JudgeTrace, fingerprint, merged
@@ -33,14 +33,28 @@ class CaseToScore:
     eval_set_id: str
     eval_set_file: str | None = None
     suite: str = "default"
+    # head_to_head_v1: the baseline's recorded runs of this case (same test), or None and why
+    baseline_runs: list[RunRecord] | None = None
+    baseline_missing: str = "no baseline"
 
 
 def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Judge | None) -> MetricRun | Awaitable[MetricRun]:
     """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
     if metric.spec.needs_expected and item.case.conversation is None:
         return not_evaluated(f"{metric.name} compares with an expected conversation; {NO_REFERENCE}")
-    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge, tuple(run.unreported or ()))
+    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge, tuple(run.unreported or ()),
+                      *_baseline_turns(item, run) if metric.spec.head_to_head else (None, ""))
     return metric.spec.evaluate(inp)
+
+
+def _baseline_turns(item: CaseToScore, run: RunRecord) -> tuple[list[Invocation] | None, str]:
+    """The baseline's recorded run matched with this one (the same index, round robin), or why none."""
+    if not item.baseline_runs:
+        return None, item.baseline_missing
+    recorded = item.baseline_runs[run.index % len(item.baseline_runs)]
+    if recorded.error:
+        return None, f"the baseline's recorded run failed: {recorded.error}"
+    return recorded.invocations, ""
 
 
 def aggregate(metric: ConfiguredMetric, runs: list[MetricRun], trace: JudgeTrace | None = None) -> MetricResult:
@@ -50,6 +64,8 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun], trace: JudgeTrace
     score = adk_mean(scores) if scores else None
     if metric.spec.informational:  # as ADK: INFORMATIONAL even when no figure is available
         status = Status.INFORMATIONAL
+    elif metric.threshold is None:  # compared with the baseline, not a threshold: judged or not
+        status = Status.PASSED if score is not None else Status.NOT_EVALUATED
     else:
         status = status_for(score, metric.criterion.threshold)
     reason = next((r.reason for r in runs if r.reason), None) if score is None else None

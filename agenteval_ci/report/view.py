@@ -14,7 +14,8 @@ import pydantic
 
 from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
 from ..core.digest import Fetch, ScoredCase, ScoredResults
-from ..core.gate import CaseMetric, CaseOutcome, CaseOutcomes, Comparison, MetricSummary
+from ..core.gate import Advisory, CaseMetric, CaseOutcome, CaseOutcomes, Comparison, MetricSummary
+from ..core.head_to_head import HeadToHead
 from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, RunRecord, Status, Verdict
 from ..schema.labels import SEPARATOR, CaseLabels
 from ..schema.settings import percent
@@ -25,6 +26,13 @@ from .text import fmt, fmt_delta, fmt_rate, inline
 
 RATIONALE_CHARS = 600
 RERUNS_SHOWN = 50  # num_runs: auto: re-run cases listed in the comment, most runs first
+LOST_SHOWN = 10  # head to head: lost cases shown with both answers
+ANSWER_CHARS = 500  # of each answer, in the comment
+ADVISED_SHOWN = 20  # a warn-only part's cases listed in the comment, most important first
+ADVISORY_TITLES = {
+    "warn": "Warn only (gate.metrics severity: warn): reported, never fails the check",
+    "report": "Report only (gate.metrics severity: report): shown, not judged",
+}
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,33 @@ class CaseView:
 
 
 @dataclass(frozen=True)
+class LostCase:
+    """A case the PR's answer lost head to head: the two answers of its worst turn, side by side."""
+
+    label: str
+    baseline: str
+    pr: str
+
+
+@dataclass(frozen=True)
+class HeadToHeadView:
+    line: str  # wins, ties, losses, net with its interval
+    lost: tuple[LostCase, ...]  # the first LOST_SHOWN
+    lost_total: int
+
+
+@dataclass(frozen=True)
+class AdvisoryView:
+    """The metrics of one non-blocking severity, apart from the blocking ones."""
+
+    title: str
+    reasons: tuple[str, ...]
+    metrics: tuple[MetricRow, ...]
+    cases: tuple[CaseView, ...]  # the first ADVISED_SHOWN
+    cases_total: int
+
+
+@dataclass(frozen=True)
 class ReportView:
     suite: str
     verdict: str
@@ -114,6 +149,9 @@ class ReportView:
     judge_changes: tuple[str, ...] = ()  # metrics whose judge changed since the baseline (judge_notes.py)
     judge_alert: str = "NOTE"
     budgets: tuple[BudgetRow, ...] = ()  # gate.budgets
+    policy: tuple[str, ...] = ()  # gate.metrics' rules in words, when any differs from the defaults
+    advisories: tuple[AdvisoryView, ...] = ()
+    head_to_head: tuple[HeadToHeadView, ...] = ()
 
 
 FETCH_BATCH = 256  # cases read whole at once for a report: the diffs of a big suite stream through
@@ -373,6 +411,49 @@ def rerun_cases(results: ScoredResults) -> list[ScoredCase]:
     return sorted(again, key=lambda c: (-len(c.runs), c.key))
 
 
+def _advisory_view(advisory: Advisory, confidence: float, labels: CaseLabels) -> AdvisoryView:
+    cases = tuple(case_view(c, None, labels.label_of(c)) for c in advisory.cases[:ADVISED_SHOWN])
+    return AdvisoryView(ADVISORY_TITLES[advisory.severity], advisory.reasons,
+                        tuple(_metric_row(m, confidence) for m in advisory.metrics), cases, len(advisory.cases))
+
+
+def head_to_head_line(h: HeadToHead) -> str:
+    """`head_to_head_v1`'s record in one line: wins, ties, losses, the net win rate and its interval."""
+    if h.net is None:
+        return f"`{h.metric}`: not evaluated ({inline(h.reason)})"
+    disagreed = f", {h.position_disagreements} of them with the judge following the position" if h.position_disagreements else ""
+    verdict = {"regressed": "🔴 losses beat wins beyond chance", "improved": "🟢 wins beat losses beyond chance"}.get(h.verdict, "no credible difference")
+    return (f"`{h.metric}` against the baseline's answers: {h.wins} win(s), {h.ties} tie(s){disagreed}, {h.losses} loss(es); "
+            f"net {h.net:+.0%} [{h.ci_low:+.0%}, {h.ci_high:+.0%}]; sign test p = {h.p_loss:.3g} (fails at ≤ {h.alpha:g}): {verdict}")
+
+
+def _answers(result: CaseResult | None, metric: str) -> tuple[str, str] | None:
+    """The baseline's and the PR's answers of the case's worst judged turn."""
+    found = result.metrics.get(metric) if result else None
+    turns = [t for run in (found.runs if found else []) for t in run.per_invocation if t.score is not None and t.details]
+    if not turns:
+        return None
+    worst = min(turns, key=lambda t: t.score if t.score is not None else 1.0)
+    details = worst.details or {}
+    return str(details.get("baseline_response", "")), str(details.get("pr_response", ""))
+
+
+def _clip(text: str) -> str:
+    return inline(text if len(text) <= ANSWER_CHARS else text[: ANSWER_CHARS - 1] + "…")
+
+
+def _head_to_head_view(h: HeadToHead, fetch: Fetch, labels: CaseLabels) -> HeadToHeadView:
+    shown = list(h.lost[:LOST_SHOWN])
+    whole = fetch(shown)
+    lost = []
+    for key in shown:
+        result = whole.get(key)
+        answers = _answers(result, h.metric)
+        if result is not None and answers is not None:
+            lost.append(LostCase(labels.label_of(result), _clip(answers[0]), _clip(answers[1])))
+    return HeadToHeadView(head_to_head_line(h), tuple(lost), len(h.lost))
+
+
 def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     if not comparison.has_baseline:
         state = Verdict(comparison.verdict)
@@ -385,6 +466,9 @@ def _headline(comparison: Comparison, suite: str) -> tuple[str, str]:
     unknown = [f"`{b.key}`" for b in comparison.budgets if b.lost or b.verdict == "not measured"]
     if comparison.verdict == Verdict.FAILED and unknown and not comparison.regressions:
         return "CAUTION", f"agenteval failed: budgeted figures not known now ({', '.join(dict.fromkeys(unknown))}) in suite `{suite}`"
+    lost = [f"`{h.metric}`" for h in comparison.head_to_head if h.verdict == "regressed"]
+    if comparison.verdict == Verdict.FAILED and lost and not comparison.regressions:
+        return "CAUTION", f"agenteval failed: the PR's answers lose to the baseline's head to head ({', '.join(lost)}) in suite `{suite}`"
     if comparison.verdict == Verdict.FAILED:
         return "CAUTION", f"agenteval failed: {comparison.regressions} regression(s) in suite `{suite}`"
     if comparison.reasons:  # fail_on never: would have failed
@@ -418,4 +502,7 @@ def build_view(comparison: Comparison, results: ScoredResults, suite: str | None
         judge_changes=judge_notes(comparison.judge_changes),
         judge_alert=judge_alert(comparison.judge_changes),
         budgets=tuple(_budget_row(b) for b in comparison.budgets if suite is None or b.suite == suite),
+        policy=comparison.policy,
+        advisories=tuple(_advisory_view(a, comparison.confidence, labels) for a in comparison.advisories),
+        head_to_head=tuple(_head_to_head_view(h, results.fetch, labels) for h in comparison.head_to_head),
     )

@@ -46,7 +46,8 @@ def _wanted(cases: Sequence[ScoredCase], baseline: Baseline) -> dict[str, _Wante
             assert old is not None
             digest = baseline.outputs_of(old, name)
             was = old.metrics[name].judge if name in old.metrics else None
-            if digest and was and changed_judge(baseline, old, case, name) is not None:
+            compared = case.metrics[name].threshold is not None  # head_to_head_v1's scores are never the baseline's to re-judge
+            if digest and was and compared and changed_judge(baseline, old, case, name) is not None:
                 wanted.setdefault(digest, _Wanted(case, {})).metrics[name] = was
     return wanted
 

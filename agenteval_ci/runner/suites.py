@@ -18,6 +18,7 @@ from typing import TypeVar
 from ..agents import Agent, AgentExited, Conversation, contained, load_agent
 from ..agents.logs import AgentLogs
 from ..core.adaptive import FIRST_BASELINE_BUDGET, Rerun, RoundPlan, case_note, first_round_runs, plan_first_baseline, plan_round, within_limits
+from ..core.fingerprint import case_fingerprint
 from ..core.judging import Judge
 from ..core.metrics import adk_mean
 from ..core.metrics.efficiency import token_breakdown
@@ -27,6 +28,7 @@ from ..core.scoring import CaseToScore, score_case, with_more_runs
 from ..core.shards import in_shard
 from ..core.simulation import SimulatedUser, SimulationFailed
 from ..errors import InputError, Problem
+from ..files.baseline_answers import BaselineAnswers
 from ..files.project import EvalSetToRun, Suite
 from ..files.results_file import new_results
 from ..judge import make_judge
@@ -226,7 +228,7 @@ class AgentTally:
 Runner = Callable[[CaseJob, range], Awaitable[CaseResult]]
 
 
-def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs: list[CaseJob]) -> Runner:
+def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs: list[CaseJob], answers: BaselineAnswers | None = None) -> Runner:
     """Runs and scores some runs of a case, without the agent metrics (added once at the end).
     Each case is scored as soon as its runs end, so judge calls overlap other cases' agent
     turns; the agent bound covers only the agent, the judge keeps its own."""
@@ -236,14 +238,18 @@ def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs
         case = job.case()
         runs = await _run_case(agents[job.suite.name], job, case, bounds[job.suite.name], progress, judge, indexes)
         runs = [priced(run, job.suite.prices) for run in runs]
-        return await score_case(_to_score(job, case, runs), judge).result()
+        return await score_case(_to_score(job, case, runs, answers), judge).result()
 
     return run_and_score
 
 
-def _to_score(job: CaseJob, case: EvalCase, runs: list[RunRecord]) -> CaseToScore:
+def _to_score(job: CaseJob, case: EvalCase, runs: list[RunRecord], answers: BaselineAnswers | None = None) -> CaseToScore:
     eval_set = job.eval_set
-    return CaseToScore(case, runs, eval_set.config.metrics, eval_set.loaded.eval_set_id, eval_set.loaded.path, job.suite.name)
+    item = CaseToScore(case, runs, eval_set.config.metrics, eval_set.loaded.eval_set_id, eval_set.loaded.path, job.suite.name)
+    if answers is None or not any(m.spec.head_to_head for m in eval_set.config.metrics):
+        return item
+    recorded, why = answers.of(job.suite.name, item.eval_set_id, case.eval_id, case_fingerprint(case))
+    return replace(item, baseline_runs=recorded, baseline_missing=why)
 
 
 def job_key(job: CaseJob) -> str:
@@ -253,10 +259,11 @@ def job_key(job: CaseJob) -> str:
 Emit = Callable[[CaseResult], None]
 
 
-async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Judge, progress: Progress, emit: Emit, adapt: Adapt | None = None) -> AdaptiveInfo | None:
+async def run_jobs(jobs: list[CaseJob], agents: dict[str, Agent], judge: Judge, progress: Progress, emit: Emit, adapt: Adapt | None = None,
+                   answers: BaselineAnswers | None = None) -> AdaptiveInfo | None:
     """Every case `num_runs` times, each handed to `emit` in order as it is scored; with `adapt`,
     rounds of re-runs of the unsure cases first (those rounds weigh every case at once)."""
-    run = case_runner(agents, judge, progress, jobs)
+    run = case_runner(agents, judge, progress, jobs, answers)
     if adapt is None:
         await _in_order(jobs, run, emit, window=max(MIN_WINDOW, WINDOW_PER_WORKER * sum({j.suite.name: j.suite.concurrency for j in jobs}.values())))
         return None
@@ -413,6 +420,7 @@ def run_suites(
     progress_bar: bool = False,
     new_baseline: bool = False,
     emit: Emit | None = None,
+    answers: BaselineAnswers | None = None,
 ) -> Results:
     """Load each suite's agent, run and score every case of this shard, return the results.
     `logs` tames the agent's own logging once its modules are imported (they configure it).
@@ -440,7 +448,7 @@ def run_suites(
     agents = _load_agents([s for s in suites if any(j.suite is s for j in jobs)], logs)
     try:
         adapt = Adapt(None if new_baseline else baseline, gate or GateSettings(), first_baseline) if any(j.suite.adaptive for j in jobs) else None
-        adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, take, adapt)))
+        adaptive = asyncio.run(closing_agents(agents.values(), run_jobs(jobs, agents, judge, progress, take, adapt, answers)))
     finally:
         for agent in agents.values():
             agent.close()

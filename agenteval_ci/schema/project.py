@@ -159,4 +159,7 @@ class ProjectConfig(StrictModel):
         unknown = sorted(set(self.gate.suite_budgets) - set(names))
         if unknown:
             raise ValueError(f"gate.suite_budgets names no suite: {', '.join(unknown)} (suites: {', '.join(names)})")
+        unknown = sorted(set(self.gate.suite_metrics) - set(names))
+        if unknown:
+            raise ValueError(f"gate.suite_metrics names no suite: {', '.join(unknown)} (suites: {', '.join(names)})")
         return self

@@ -87,6 +87,27 @@ def percent(value: float) -> str:
 Increase = Annotated[float, BeforeValidator(_increase), PlainSerializer(percent, return_type=str)]
 Budgets = dict[BudgetKey, Increase]
 
+# What a metric's (or a budget's) failure does (docs/gate.md, "Policy per metric"): `block` fails
+# the check, `warn` is reported beside it and never fails it, `report` is shown and not judged.
+Severity = Literal["block", "warn", "report"]
+
+
+class SuitePolicy(StrictModel):
+    """A suite's own rule for one metric (gate.suite_metrics), over gate.metrics': what is decided
+    case by case. The pooled tests (tolerance, case_drop, power) read every suite's cases of the
+    metric at once, so they are set metric-wide only."""
+
+    severity: Optional[Severity] = None
+    any_drop: Optional[bool] = None
+
+
+class MetricPolicy(SuitePolicy):
+    """One metric's rule (gate.metrics): a key left out keeps the gate's own setting."""
+
+    tolerance: Optional[float] = Field(default=None, ge=0)
+    case_drop: Optional[float] = Field(default=None, gt=0, lt=1)
+    power: Optional[float] = Field(default=None, gt=0, lt=1)
+
 
 class GateSettings(StrictModel):
     """How `compare` decides (see docs/gate.md)."""
@@ -111,11 +132,38 @@ class GateSettings(StrictModel):
     # (a key set to null there drops that budget for the suite).
     budgets: Budgets = Field(default_factory=dict)
     suite_budgets: dict[str, dict[BudgetKey, Optional[Increase]]] = Field(default_factory=dict)
+    budget_severity: dict[BudgetKey, Severity] = Field(default_factory=dict)  # a breached budget blocks unless set here
+    # Per metric (docs/gate.md, "Policy per metric"): {safety_v1: {any_drop: true}}, then per suite.
+    metrics: dict[str, MetricPolicy] = Field(default_factory=dict)
+    suite_metrics: dict[str, dict[str, SuitePolicy]] = Field(default_factory=dict)
 
     def budgets_for(self, suite: str) -> dict[str, float]:
         """The budgets of one suite: the key's allowed increase as a fraction (0.1 for +10%)."""
         merged: dict[BudgetKey, Optional[float]] = {**self.budgets, **self.suite_budgets.get(suite, {})}
         return {key: value for key, value in merged.items() if value is not None}
+
+    def severity_of(self, suite: str, metric: str) -> Severity:
+        """What a metric's failure does in one suite: its suite's rule, else its own, else block."""
+        own = self.suite_metrics.get(suite, {}).get(metric)
+        if own is not None and own.severity is not None:
+            return own.severity
+        rule = self.metrics.get(metric)
+        return rule.severity if rule is not None and rule.severity is not None else "block"
+
+    def any_drop_of(self, suite: str, metric: str) -> bool:
+        own = self.suite_metrics.get(suite, {}).get(metric)
+        if own is not None and own.any_drop is not None:
+            return own.any_drop
+        rule = self.metrics.get(metric)
+        return bool(rule is not None and rule.any_drop)
+
+    def for_metric(self, metric: str) -> GateSettings:
+        """These settings with one metric's tolerance, case_drop and power put over the gate's."""
+        rule = self.metrics.get(metric)
+        if rule is None:
+            return self
+        tuned = {k: getattr(rule, k) for k in ("tolerance", "case_drop", "power") if getattr(rule, k) is not None}
+        return self.model_copy(update=tuned) if tuned else self
 
     def budget_keys(self) -> list[str]:
         """Every figure some suite budgets: what a baseline keeps per run."""

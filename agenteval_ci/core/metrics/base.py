@@ -45,6 +45,10 @@ class MetricInput:
     case: EvalCase
     judge: Judge | None = None  # for LLM-judged metrics; None when none is configured
     unreported: tuple[str, ...] = ()  # the run's RunRecord.unreported: what the agent could not report
+    # head_to_head_v1: the baseline's recorded turns of the same case (the run of the same index,
+    # round robin), or None and why there are none (core/head_to_head.py)
+    baseline: Optional[list[Invocation]] = None
+    baseline_missing: str = ""
 
 
 Evaluate = Callable[[MetricInput], Union[MetricRun, Awaitable[MetricRun]]]
@@ -62,6 +66,9 @@ class MetricSpec:
     # The judge reads the agent's instructions and tool declarations (a turn's app_details): a
     # served agent records them only in its traces (`traces: true`).
     reads_app_details: bool = False
+    # Compared with the baseline's recorded answers, not with a threshold: no case fails on it,
+    # the suite's rule decides (core/head_to_head.py); its criterion's threshold is not read.
+    head_to_head: bool = False
     # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
     # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
     prompts: tuple[str, ...] = ()
@@ -83,7 +90,7 @@ class ConfiguredMetric:
 
     @property
     def threshold(self) -> float | None:
-        return None if self.spec.informational else self.criterion.threshold
+        return None if self.spec.informational or self.spec.head_to_head else self.criterion.threshold
 
 
 

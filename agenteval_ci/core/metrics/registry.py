@@ -40,6 +40,7 @@ class _Lazy:
 if TYPE_CHECKING:  # the type checker and grep see the real functions each row names
     from . import (
         alignment,
+        head_to_head,
         llm_coherence,
         llm_conversation,
         llm_hallucinations,
@@ -52,6 +53,7 @@ if TYPE_CHECKING:  # the type checker and grep see the real functions each row n
     )
 else:
     alignment = _Lazy("alignment")
+    head_to_head = _Lazy("head_to_head")
     llm_coherence = _Lazy("llm_coherence")
     llm_conversation = _Lazy("llm_conversation")
     llm_hallucinations = _Lazy("llm_hallucinations")
@@ -155,6 +157,15 @@ _SPECS = [
         needs_expected=True,
         judged=True,
         prompts=(f"{PROMPTS}final_response_match_v2.md",),
+    ),
+    MetricSpec(
+        "head_to_head_v1",
+        LlmAsAJudgeCriterion,
+        _deferred(lambda: head_to_head.evaluate),
+        "agenteval: LLM judge, both orders: is the response better or worse than the baseline's recorded one (win / tie / loss).",
+        judged=True,
+        head_to_head=True,
+        prompts=(f"{PROMPTS}head_to_head.md",),
     ),
     MetricSpec(
         "rubric_based_final_response_quality_v1",
