@@ -18,14 +18,17 @@ from pydantic.alias_generators import to_snake
 
 from ..core.fingerprint import metric_fingerprint
 from ..core.metrics import REGISTRY, ConfiguredMetric, MetricSpec
+from ..core.metrics.user import UserMetric, user_spec
 from ..core.rule_check import expected_args_by_tool, rule_problems
 from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem
 from ..schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, ToolArgsCriterion
 from ..schema.arg_rules import ToolArgs
+from ..schema.eval_config import CustomMetricConfig
 from ..schema.eval_set import EvalCase
 from ..schema.problems import problems_from
 from .readers import read_json
+from .user_metrics import user_metric
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,8 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
     for key in data or {}:
         if key not in EvalConfig.model_fields and to_snake(key) not in EvalConfig.model_fields:
             warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
-    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, set(config.custom_metrics or {}))
+    base_dir = Path(name).parent if name else Path.cwd()
+    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, read_custom_metrics(config.custom_metrics, base_dir))
     if problems:
         raise InputError(problems)
     criteria: dict[str, float | BaseCriterion] = {m.name: m.criterion for m in metrics}
@@ -97,30 +101,30 @@ def read_criteria(
     raw_criteria: dict[str, Any],
     problems: list[Problem],
     warnings: list[Problem],
-    custom_metrics: frozenset[str] | set[str] = frozenset(),
+    custom_metrics: dict[str, UserMetric] | None = None,
 ) -> list[ConfiguredMetric]:
     """Each `metric name: threshold or criterion` of a criteria mapping found in `file` at `at`;
-    `custom_metrics` are the names the file declares under `custom_metrics`."""
+    `custom_metrics` are the user's metrics the file declares (read_custom_metrics): a declared
+    one is scored by the user's code, as ADK does, even where its name is also a built-in's."""
     metrics = []
     for metric_name, raw in raw_criteria.items():
-        spec = REGISTRY.get(metric_name)
+        user = (custom_metrics or {}).get(metric_name)
+        spec = user_spec(user) if user is not None else REGISTRY.get(metric_name)
         if spec is None:
-            problems.append(Problem(file, f"{at}.{metric_name}", _unknown_metric(metric_name, custom_metrics)))
+            problems.append(Problem(file, f"{at}.{metric_name}", f"unknown metric {metric_name!r}; known metrics: "
+                                    f"{', '.join(REGISTRY)}, or declare it under custom_metrics (docs/metrics.md)"))
             continue
         criterion = _read_criterion(file, f"{at}.{metric_name}", spec, raw, problems, warnings)
         if criterion is not None:
-            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion)))
+            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion, spec.user_code_hash)))
     return metrics
 
 
-def _unknown_metric(metric_name: str, custom_metrics: frozenset[str] | set[str]) -> str:
-    # A declared custom metric is known to the user: say it cannot run here yet rather than "unknown".
-    if metric_name in custom_metrics:
-        return (
-            f"custom metric {metric_name!r} (declared at $.custom_metrics.{metric_name}) is not supported yet; "
-            "only built-in metrics can be gated"
-        )
-    return f"unknown metric {metric_name!r}; known metrics: {', '.join(REGISTRY)}"
+def read_custom_metrics(declared: dict[str, CustomMetricConfig] | None, base_dir: Path) -> dict[str, UserMetric]:
+    """A file's `custom_metrics` (already parsed into CustomMetricConfig) as the user's metrics,
+    paths relative to `base_dir`. Nothing is imported or run here: each runs on first use. Other
+    readers of metric declarations (agents-cli's eval_config.yaml) call this too."""
+    return {name: user_metric(name, config, base_dir) for name, config in (declared or {}).items()}
 
 
 def with_metrics(config: LoadedEvalConfig, extra: list[ConfiguredMetric]) -> LoadedEvalConfig:
