@@ -14,6 +14,7 @@ the run goes on. At most `MAX_AT_ONCE` calls run at once.
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import concurrent.futures
 import hashlib
@@ -21,6 +22,7 @@ import importlib
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -283,3 +285,48 @@ def _limit() -> asyncio.Semaphore:
     if loop not in _limits:
         _limits[loop] = asyncio.Semaphore(MAX_AT_ONCE)
     return _limits[loop]
+
+
+# -- what validate checks, without running the user's code -------------------------------------
+
+
+def static_problems(config: CustomMetricConfig, base_dir: Path) -> list[tuple[str, str]]:
+    """(JSON path under the metric, message) for what would stop the metric from running: the
+    module, file or program missing, the function not defined. Sources are parsed, never run."""
+    if config.code_config is not None:
+        module, _, function = config.code_config.name.rpartition(".")
+        found = find_module_file(module, base_dir) if module else None
+        if found is None:
+            where = ", ".join(str(r) for r in search_roots(base_dir)[:3])
+            return [("code_config.name", f"no module {module or config.code_config.name!r} found under {where} (nor on the Python path)")]
+        return _defines(found.read_text(encoding="utf-8", errors="replace"), str(found), function, "code_config.name")
+    if config.custom_function is not None:
+        return _defines(config.custom_function, "custom_function", "evaluate", "custom_function")
+    if config.custom_function_file is not None:
+        path = base_dir / config.custom_function_file
+        if not path.is_file():
+            return [("custom_function_file", f"no file {path}")]
+        return _defines(path.read_text(encoding="utf-8", errors="replace"), str(path), "evaluate", "custom_function_file")
+    assert config.command is not None
+    program = config.command[0]
+    if shutil.which(program) is None and not (base_dir / program).is_file():
+        return [("command[0]", f"program {program!r} is not installed here (not on PATH nor beside the config)")]
+    return []
+
+
+def _defines(source: str, filename: str, function: str, at: str) -> list[tuple[str, str]]:
+    """Whether `source` defines `function` at module level (a def, an async def, or a name bound
+    to something): read with ast, nothing executed."""
+    try:
+        tree = ast.parse(source, filename)
+    except SyntaxError as exc:
+        return [(at, f"{filename} does not parse: {exc.msg} (line {exc.lineno})")]
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == function:
+            return []
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AnnAssign, ast.AugAssign)) else []
+        if any(isinstance(t, ast.Name) and t.id == function for t in targets):
+            return []
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any((a.asname or a.name) == function for a in node.names):
+            return []
+    return [(at, f"{filename} defines no function {function!r}")]

@@ -1,0 +1,133 @@
+"""The user's own metrics end to end through the CLI: every form scored, every fault of a
+metric left NOT_EVALUATED with its reason while the run goes on, a program's regression caught
+by the gate, and an edit of a metric never counted as the agent's regression."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from agenteval_ci.cli import main
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "user_metrics"
+REPLY = "The bedroom light is off."
+
+
+def _case(eval_id: str, reply: str) -> dict:
+    return {
+        "eval_id": eval_id,
+        "conversation": [
+            {
+                "user_content": {"parts": [{"text": "Turn off the bedroom light"}], "role": "user"},
+                "final_response": {"parts": [{"text": reply}], "role": "model"},
+            }
+        ],
+    }
+
+
+def _project(tmp_path: Path, criteria: dict, custom: dict, replies: dict[str, str]) -> tuple[Path, Path]:
+    """An eval set expecting REPLY for every case, its test_config.json, and recorded outputs."""
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": criteria, "custom_metrics": custom}))
+    evalset = tmp_path / "home.evalset.json"
+    evalset.write_text(json.dumps({"eval_set_id": "home", "eval_cases": [_case(i, REPLY) for i in replies]}))
+    actual = tmp_path / "actual.json"
+    actual.write_text(json.dumps({"eval_set_id": "home", "eval_cases": [_case(i, r) for i, r in replies.items()]}))
+    return evalset, actual
+
+
+def _score(evalset: Path, actual: Path, out: Path) -> tuple[int, dict]:
+    code = main(["score", str(evalset), "--actual", str(actual), "--json", str(out)])
+    return code, json.loads(out.read_text())
+
+
+INLINE = "def evaluate(instance):\n    return {'score': {score}, 'explanation': 'said so'}\n"
+
+FAULTS = {
+    "raises": ("def evaluate(instance):\n    raise ValueError('no luck')\n", "raised ValueError: no luck"),
+    "hangs": ("import time\ndef evaluate(instance):\n    time.sleep(60)\n", "did not finish within 0.5s"),
+    "not_a_number": ("def evaluate(instance):\n    return {'score': 'high'}\n", "the score is not a number: 'high'"),
+    "nan": ("def evaluate(instance):\n    return float('nan')\n", "the score is not finite: nan"),
+    "outside": ("def evaluate(instance):\n    return {'score': 7}\n", "the score 7 is outside the declared interval [0, 1]"),
+    "no_score": ("def evaluate(instance):\n    return {'value': 1}\n", "the answer has no 'score'"),
+}
+
+
+@pytest.mark.parametrize("fault", list(FAULTS))
+def test_a_faulty_metric_is_not_evaluated_with_its_reason_and_the_run_goes_on(tmp_path, capsys, fault):
+    source, reason = FAULTS[fault]
+    custom = {"bad": {"custom_function": source, "timeout_seconds": 0.5}, "good": {"custom_function": INLINE.replace("{score}", "0.9")}}
+    evalset, actual = _project(tmp_path, {"bad": 0.5, "good": 0.5}, custom, {"a": REPLY, "b": REPLY})
+    code, results = _score(evalset, actual, tmp_path / "results.json")
+    assert code == 0
+    for case in results["cases"]:
+        bad, good = case["metrics"]["bad"], case["metrics"]["good"]
+        assert bad["status"] == "NOT_EVALUATED" and bad.get("score") is None and reason in bad["reason"]
+        assert good["status"] == "PASSED" and good["score"] == 0.9
+
+
+def test_a_program_printing_garbage_or_failing_is_not_evaluated(tmp_path, capsys):
+    custom = {
+        "garbage": {"command": ["node", "-e", "console.log('score: high')"]},
+        "exits": {"command": ["node", "-e", "process.exit(3)"]},
+        "sleeps": {"command": ["node", "-e", "setTimeout(() => {}, 60000)"], "timeout_seconds": 0.5},
+    }
+    evalset, actual = _project(tmp_path, {"garbage": 0.5, "exits": 0.5, "sleeps": 0.5}, custom, {"a": REPLY})
+    _, results = _score(evalset, actual, tmp_path / "results.json")
+    metrics = results["cases"][0]["metrics"]
+    assert "the command's output is not JSON" in metrics["garbage"]["reason"]
+    assert "exited with code 3" in metrics["exits"]["reason"]
+    assert "did not finish within 0.5s and was stopped" in metrics["sleeps"]["reason"]
+    assert {metrics[name]["status"] for name in custom} == {"NOT_EVALUATED"}
+
+
+def test_adk_function_inline_source_and_file_score_through_score(tmp_path, capsys):
+    shutil.copy(DATA / "adk_metrics.py", tmp_path / "adk_metrics.py")
+    (tmp_path / "quality.py").write_text("async def evaluate(instance):\n    return {'score': len(instance['response']) / 100}\n")
+    custom = {
+        "overlap": {"code_config": {"name": "adk_metrics.reply_length"}},
+        "inline": {"custom_function": INLINE.replace("{score}", "1.0")},
+        "from_file": {"custom_function_file": "quality.py", "metric_info": {"metric_value_info": {"interval": {"min_value": 0, "max_value": 10}}}},
+    }
+    evalset, actual = _project(tmp_path, {"overlap": 0.2, "inline": 0.5, "from_file": 0.2}, custom, {"a": REPLY})
+    code, results = _score(evalset, actual, tmp_path / "results.json")
+    metrics = results["cases"][0]["metrics"]
+    assert code == 0
+    assert metrics["overlap"]["score"] == len(REPLY) / 100 and metrics["overlap"]["status"] == "PASSED"
+    assert metrics["inline"]["runs"][0]["details"] == {"explanation": "said so"}
+    assert metrics["from_file"]["score"] == len(REPLY) / 100
+
+
+def test_a_node_metric_is_scored_gated_and_its_regression_caught(tmp_path, capsys):
+    shutil.copy(DATA / "node" / "length.js", tmp_path / "length.js")
+    custom = {"words": {"command": ["node", "length.js"]}}
+    replies = {f"c{i}": REPLY for i in range(8)}
+    evalset, actual = _project(tmp_path, {"words": 0.8}, custom, replies)
+    baseline = tmp_path / "baseline.json"
+    code, results = _score(evalset, actual, tmp_path / "good.json")
+    assert code == 0 and {c["metrics"]["words"]["score"] for c in results["cases"]} == {1.0}
+    assert "[metric words] scored c0: 5/5" in capsys.readouterr().err  # the program's stderr, passed on
+    assert main(["accept", str(tmp_path / "good.json"), "--baseline", str(baseline)]) == 0
+    actual.write_text(json.dumps({"eval_set_id": "home", "eval_cases": [_case(i, "Done.") for i in replies]}))
+    code, results = _score(evalset, actual, tmp_path / "bad.json")
+    assert code == 1 and {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.0}
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "bad.json"), "--baseline", str(baseline)]) == 1
+    assert "words" in capsys.readouterr().out
+
+
+def test_an_edit_of_the_metric_is_not_counted_as_the_agents_regression(tmp_path, capsys):
+    program = tmp_path / "length.js"
+    shutil.copy(DATA / "node" / "length.js", program)
+    evalset, actual = _project(tmp_path, {"words": 0.5}, {"words": {"command": ["node", "length.js"]}}, {f"c{i}": REPLY for i in range(8)})
+    baseline = tmp_path / "baseline.json"
+    _score(evalset, actual, tmp_path / "good.json")
+    assert main(["accept", str(tmp_path / "good.json"), "--baseline", str(baseline)]) == 0
+    program.write_text(program.read_text().replace("JSON.stringify({ score,", "JSON.stringify({ score: 0.6 * score,"))  # a stricter metric
+    code, results = _score(evalset, actual, tmp_path / "edited.json")
+    assert {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.6}
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "edited.json"), "--baseline", str(baseline)]) == 0
+    assert "metric configuration changed: words" in capsys.readouterr().out
