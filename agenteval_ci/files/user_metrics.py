@@ -21,6 +21,7 @@ import hashlib
 import importlib
 import inspect
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -44,7 +45,7 @@ def user_metric(name: str, config: CustomMetricConfig, base_dir: Path) -> UserMe
     """The metric `name` as configured under `custom_metrics`; paths are relative to `base_dir`
     (the file that declares it)."""
     interval = config.interval
-    bounds = Bounds(interval.min_value, interval.max_value, interval.open_at_min, interval.open_at_max)
+    bounds = Bounds(interval.min_value, interval.max_value, interval.open_at_min, interval.open_at_max) if interval else Bounds(-math.inf, math.inf)
     runner = _RUNNERS[config.form](name, config, base_dir)
     description = config.description or (config.metric_info.description if config.metric_info else None) or ""
     return UserMetric(name, config.form, bounds, code_hash(config, base_dir), runner, description)
@@ -208,22 +209,29 @@ def case_instance(inp: MetricInput) -> dict[str, Any]:
     prompt, response and reference, and the whole conversation with its tool calls."""
     actual, expected = inp.actual, inp.expected or []
     last_expected = expected[-1] if len(expected) == len(actual) and expected else None
+    turns = _turns(inp)
     return {
         "prompt": _text(actual[-1].user_content) if actual else "",
         "response": _text(actual[-1].final_response) if actual else "",
         "reference": _text(last_expected.final_response) if last_expected else None,
         "threshold": inp.criterion.threshold,
         "eval_id": inp.case.eval_id,
-        "turns": [
-            {
-                "prompt": _text(turn.user_content),
-                "response": _text(turn.final_response),
-                "reference": _text(expected[i].final_response) if len(expected) == len(actual) else None,
-                "tool_calls": [{"name": c.name, "args": c.args} for c in turn.tool_calls],
-            }
-            for i, turn in enumerate(actual)
-        ],
+        "turns": turns,
+        "agent_data": {"turns": turns},  # agents-cli's scaffold counts agent_data["turns"]
     }
+
+
+def _turns(inp: MetricInput) -> list[dict[str, Any]]:
+    actual, expected = inp.actual, inp.expected or []
+    return [
+        {
+            "prompt": _text(turn.user_content),
+            "response": _text(turn.final_response),
+            "reference": _text(expected[i].final_response) if len(expected) == len(actual) else None,
+            "tool_calls": [{"name": c.name, "args": c.args} for c in turn.tool_calls],
+        }
+        for i, turn in enumerate(actual)
+    ]
 
 
 def _text(content: Any) -> str:

@@ -194,9 +194,13 @@ class CustomMetricConfig(AdkModel):
         return next(form for form in USER_METRIC_FORMS if getattr(self, form) is not None)
 
     @property
-    def interval(self) -> Interval:
+    def interval(self) -> Optional[Interval]:
+        """The declared interval; ADK's [0, 1] for a code_config without one (as google-adk
+        registers it); None (any finite number) for the other forms: agents-cli declares none
+        and its scaffold's judge scores 1 to 5."""
         info = self.metric_info
-        return (info.metric_value_info.interval if info else None) or DEFAULT_INTERVAL
+        declared = info.metric_value_info.interval if info else None
+        return declared or (DEFAULT_INTERVAL if self.code_config is not None else None)
 
 
 class LiveModelConfig(AdkModel):

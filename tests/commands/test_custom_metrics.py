@@ -58,7 +58,8 @@ FAULTS = {
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_a_faulty_metric_is_not_evaluated_with_its_reason_and_the_run_goes_on(tmp_path, capsys, fault):
     source, reason = FAULTS[fault]
-    custom = {"bad": {"custom_function": source, "timeout_seconds": 0.5}, "good": {"custom_function": INLINE.replace("{score}", "0.9")}}
+    unit = {"metric_value_info": {"interval": {"min_value": 0, "max_value": 1}}}
+    custom = {"bad": {"custom_function": source, "timeout_seconds": 0.5, "metric_info": unit}, "good": {"custom_function": INLINE.replace("{score}", "0.9")}}
     evalset, actual = _project(tmp_path, {"bad": 0.5, "good": 0.5}, custom, {"a": REPLY, "b": REPLY})
     code, results = _score(evalset, actual, tmp_path / "results.json")
     assert code == 0
@@ -131,3 +132,19 @@ def test_an_edit_of_the_metric_is_not_counted_as_the_agents_regression(tmp_path,
     capsys.readouterr()
     assert main(["compare", str(tmp_path / "edited.json"), "--baseline", str(baseline)]) == 0
     assert "metric configuration changed: words" in capsys.readouterr().out
+
+
+SCAFFOLD_TURN_COUNT = """def evaluate(instance):
+    turns = (instance.get("agent_data") or {}).get("turns", [])
+    return {'score': len(turns)}
+"""  # agents-cli 'create' scaffold's tests/eval/eval_config.yaml, metric agent_turn_count
+
+
+def test_agents_cli_metrics_without_an_interval_take_any_finite_score(tmp_path, capsys):
+    custom = {"agent_turn_count": {"custom_function": SCAFFOLD_TURN_COUNT},
+              "five_point": {"custom_function": "def evaluate(instance):\n    return {'score': 4, 'explanation': 'good'}\n"}}
+    evalset, actual = _project(tmp_path, {"agent_turn_count": 1.0, "five_point": 3.0}, custom, {"a": REPLY})
+    code, results = _score(evalset, actual, tmp_path / "results.json")
+    metrics = results["cases"][0]["metrics"]
+    assert code == 0
+    assert metrics["agent_turn_count"]["score"] == 1.0 and metrics["five_point"]["score"] == 4.0
