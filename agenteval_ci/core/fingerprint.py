@@ -33,7 +33,7 @@ def case_fingerprint(case: EvalCase) -> str:
     return _short_hash(case.__pydantic_serializer__.to_json(case, exclude=_CASE_VOLATILE, exclude_none=True))
 
 
-def metric_fingerprint(metric_name: str, criterion: BaseModel, code_hash: str = "") -> str:
+def metric_fingerprint(metric_name: str, criterion: BaseModel) -> str:
     """Threshold, match type, rubric texts: the whole criterion but its judge. The judge's
     options are hashed at their defaults, so changing the judge alone leaves this unchanged (the
     judge's own fingerprint tells that change, and the gate re-judges) while a baseline written
@@ -42,6 +42,4 @@ def metric_fingerprint(metric_name: str, criterion: BaseModel, code_hash: str = 
     if options is not None and options.default_factory is not None:
         criterion = criterion.model_copy(update={"judge_model_options": options.default_factory()})  # type: ignore[call-arg]
     data = {"metric": metric_name, "criterion": criterion.model_dump(mode="json")}
-    if code_hash:  # a user's metric: its code is part of what it measures (built-ins' hashes unchanged)
-        data["code"] = code_hash
     return _short_hash(json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False))

@@ -69,8 +69,15 @@ class JudgeTrace:
         return answers
 
 
+USER_METRIC = "your metric's code"  # the "model" of a user's metric: its code is what judges (core/metrics/user.py)
+
+
 def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[JudgeFingerprint]:
-    """The fingerprint of a judged metric's scores on one case (None for other metrics)."""
+    """The fingerprint of a judged metric's scores on one case (None for other metrics). A
+    user's metric is fingerprinted like a judge, its code's hash as the prompt: an edit of it is
+    then a changed judge, and the baseline's recorded outputs are scored again (core/judge_change.py)."""
+    if metric.spec.user_code_hash:
+        return JudgeFingerprint(model=USER_METRIC, prompt=metric.spec.user_code_hash)
     options = judge_options(metric.criterion)
     if not metric.spec.judged or options is None:
         return None
@@ -109,7 +116,7 @@ def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
     if old.versions and new.versions and old.versions != new.versions:
         found.append(f"model version {', '.join(old.versions)} → {', '.join(new.versions)}")
     if old.prompt != new.prompt:
-        found.append("prompt templates changed")
+        found.append("the metric's code changed" if new.model == USER_METRIC else "prompt templates changed")
     if old.num_samples != new.num_samples:
         found.append(f"num_samples {old.num_samples} → {new.num_samples}")
     if (old.config or {}) != (new.config or {}):

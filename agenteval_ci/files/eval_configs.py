@@ -116,7 +116,7 @@ def read_criteria(
             continue
         criterion = _read_criterion(file, f"{at}.{metric_name}", spec, raw, problems, warnings)
         if criterion is not None:
-            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion, spec.user_code_hash)))
+            metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion)))
     return metrics
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
+from tests.runner.test_suites import make_project
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "user_metrics"
 REPLY = "The bedroom light is off."
@@ -119,19 +120,44 @@ def test_a_node_metric_is_scored_gated_and_its_regression_caught(tmp_path, capsy
     assert "words" in capsys.readouterr().out
 
 
-def test_an_edit_of_the_metric_is_not_counted_as_the_agents_regression(tmp_path, capsys):
-    program = tmp_path / "length.js"
-    shutil.copy(DATA / "node" / "length.js", program)
-    evalset, actual = _project(tmp_path, {"words": 0.5}, {"words": {"command": ["node", "length.js"]}}, {f"c{i}": REPLY for i in range(8)})
-    baseline = tmp_path / "baseline.json"
-    _score(evalset, actual, tmp_path / "good.json")
-    assert main(["accept", str(tmp_path / "good.json"), "--baseline", str(baseline)]) == 0
-    program.write_text(program.read_text().replace("JSON.stringify({ score,", "JSON.stringify({ score: 0.6 * score,"))  # a stricter metric
-    code, results = _score(evalset, actual, tmp_path / "edited.json")
+def _metric_project(tmp_path: Path) -> Path:
+    """agent.py:echo (tests/runner/test_suites.py) on 6 two-turn cases, gated by a Node.js metric."""
+    config = make_project(tmp_path, [f"c{i}" for i in range(6)])
+    config.write_text(config.read_text().replace("evals/*.json", "evals/*.evalset.json"))
+    shutil.copy(DATA / "node" / "length.js", tmp_path / "evals" / "length.js")
+    test_config = {"criteria": {"words": 0.5}, "custom_metrics": {"words": {"command": ["node", "length.js"]}}}
+    (tmp_path / "evals" / "test_config.json").write_text(json.dumps(test_config))
+    assert main(["run", "--config", str(config), "-q"]) == 0
+    assert main(["accept", "--config", str(config)]) == 0
+    program = tmp_path / "evals" / "length.js"  # the PR makes the metric stricter
+    program.write_text(program.read_text().replace("JSON.stringify({ score,", "JSON.stringify({ score: 0.6 * score,"))
+    return config
+
+
+def _pr_run(config: Path) -> tuple[int, dict, str]:
+    comment = config.parent / "comment.md"
+    code = main(["run", "--config", str(config), "-q", "--md", str(comment)])
+    return code, json.loads((config.parent / ".agenteval" / "results.json").read_text()), comment.read_text()
+
+
+def test_a_metric_edit_on_an_unchanged_agent_passes_with_the_attribution(tmp_path, capsys):
+    code, results, comment = _pr_run(_metric_project(tmp_path))
+    assert code == 0, comment
     assert {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.6}
-    capsys.readouterr()
-    assert main(["compare", str(tmp_path / "edited.json"), "--baseline", str(baseline)]) == 0
-    assert "metric configuration changed: words" in capsys.readouterr().out
+    assert {r["metric"] for r in results["rejudged"]} == {"words"} and len(results["rejudged"]) == 6
+    note = next(line for line in comment.splitlines() if "`words`: the metric's code changed." in line)
+    assert "6 case(s) re-scored with the edited metric" in note and "1.000 → 0.600 (-0.400)" in note
+    assert "the apparent Δ -0.400, -0.400 is the metric edit's and +0.000 the agent's" in note
+
+
+def test_a_metric_edit_and_an_agent_regression_still_fails(tmp_path, capsys):
+    config = _metric_project(tmp_path)
+    (tmp_path / "broken_agent.py").write_text("async def echo(text, session):\n    return {'response': 'Done.'}\n")
+    config.write_text(config.read_text().replace("agent.py:echo", "broken_agent.py:echo"))
+    code, results, comment = _pr_run(config)
+    assert code == 1
+    assert {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.0}
+    assert "`words`: the metric's code changed." in comment and "`words` | 0.600 | 0.000" in comment
 
 
 SCAFFOLD_TURN_COUNT = """def evaluate(instance):

@@ -65,8 +65,8 @@ class MetricSpec:
     # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
     # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
     prompts: tuple[str, ...] = ()
-    # A user's metric (core/metrics/user.py): the hash of its code, part of its config fingerprint,
-    # so an edit of the metric is told apart from a change of the agent.
+    # A user's metric (core/metrics/user.py): the hash of its code, its judge fingerprint's prompt
+    # (core/judge_fingerprint.py), so an edit of the metric is told apart from a change of the agent.
     user_code_hash: str = ""
 
 
