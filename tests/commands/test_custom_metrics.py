@@ -158,6 +158,7 @@ def test_a_metric_edit_and_an_agent_regression_still_fails(tmp_path, capsys):
     assert code == 1
     assert {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.0}
     assert "`words`: the metric's code changed." in comment and "`words` | 0.600 | 0.000" in comment
+    assert "0 of 4 expected words" in comment  # the metric's explanation of a failed case, in the comment
 
 
 SCAFFOLD_TURN_COUNT = """def evaluate(instance):
