@@ -175,3 +175,17 @@ def test_agents_cli_metrics_without_an_interval_take_any_finite_score(tmp_path, 
     metrics = results["cases"][0]["metrics"]
     assert code == 0
     assert metrics["agent_turn_count"]["score"] == 1.0 and metrics["five_point"]["score"] == 4.0
+
+
+def test_agenteval_yaml_declares_a_suites_own_metric(tmp_path, capsys):
+    config = make_project(tmp_path, ["c1", "c2"])
+    shutil.copy(DATA / "node" / "length.js", tmp_path / "length.js")
+    (tmp_path / "check.py").write_text("def evaluate(instance):\n    return {'score': float(instance['response'].startswith('echo'))}\n")
+    config.write_text(config.read_text() + "    criteria: {words: 0.8, echoes: 1.0}\n    custom_metrics:\n"
+                      "      words: {command: [node, length.js]}\n      echoes: {custom_function_file: check.py}\n")
+    assert main(["run", "--config", str(config), "-q", "--no-gate"]) == 0
+    results = json.loads((tmp_path / ".agenteval" / "results.json").read_text())
+    assert {(c["metrics"]["words"]["score"], c["metrics"]["echoes"]["score"]) for c in results["cases"]} == {(1.0, 1.0)}
+    config.write_text(config.read_text().replace("check.py", "gone.py"))
+    assert main(["validate", str(config)]) == 2
+    assert "$.suites[0].custom_metrics.echoes.custom_function_file: no file" in capsys.readouterr().out
