@@ -127,6 +127,33 @@ def read_custom_metrics(declared: dict[str, CustomMetricConfig] | None, base_dir
     return {name: user_metric(name, config, base_dir) for name, config in (declared or {}).items()}
 
 
+def read_agents_cli_metrics(file: str, at: str, entries: list[Any], base_dir: Path) -> tuple[dict[str, UserMetric], list[Problem]]:
+    """agents-cli's eval_config.yaml `custom_metrics` (a list of `{name: ..., custom_function |
+    custom_function_file | prompt_template | remote_custom_function}`) as the user's metrics, and
+    the problems of the entries that cannot run here. An entry with none of those keys tunes the
+    built-in metric it names, and is left to the caller (files/formats, issue 39)."""
+    metrics: dict[str, UserMetric] = {}
+    problems: list[Problem] = []
+    for index, entry in enumerate(entries):
+        where = f"{at}[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            problems.append(Problem(file, where, "each custom metric is an object with a `name`"))
+            continue
+        body = {key: value for key, value in entry.items() if key != "name"}
+        if "prompt_template" in body:  # the template judge's seam (issue 38 item 3)
+            problems.append(Problem(file, f"{where}.prompt_template", f"prompt_template metrics ({entry['name']!r}) are not run yet"))
+            continue
+        if not {"custom_function", "custom_function_file", "remote_custom_function"} & set(body):
+            continue
+        try:
+            config = CustomMetricConfig.model_validate(body)
+        except pydantic.ValidationError as exc:
+            problems.extend(problems_from(exc, file, CustomMetricConfig, prefix=where))
+            continue
+        metrics[entry["name"]] = user_metric(entry["name"], config, base_dir)
+    return metrics, problems
+
+
 def with_metrics(config: LoadedEvalConfig, extra: list[ConfiguredMetric]) -> LoadedEvalConfig:
     """`config` with `extra` metrics: one of the same name replaces the config's in its place."""
     replacing = {m.name: m for m in extra}

@@ -189,3 +189,24 @@ def test_agenteval_yaml_declares_a_suites_own_metric(tmp_path, capsys):
     config.write_text(config.read_text().replace("check.py", "gone.py"))
     assert main(["validate", str(config)]) == 2
     assert "$.suites[0].custom_metrics.echoes.custom_function_file: no file" in capsys.readouterr().out
+
+
+def test_agents_cli_eval_config_custom_metrics_are_read_as_user_metrics(tmp_path):
+    """The scaffold's eval_config.yaml `custom_metrics` (agents-cli 'create'), as
+    files/formats would hand them over: both run forms read, prompt_template and
+    remote_custom_function refused with the reason, a built-in's tuning left alone."""
+    from agenteval_ci.files.eval_configs import read_agents_cli_metrics
+
+    (tmp_path / "response_quality.py").write_text("def evaluate(instance):\n    return {'score': 4}\n")
+    entries = [
+        {"name": "custom_response_quality", "custom_function_file": "response_quality.py"},
+        {"name": "agent_turn_count", "custom_function": SCAFFOLD_TURN_COUNT},
+        {"name": "judge", "prompt_template": "Rate {response}"},
+        {"name": "remote", "remote_custom_function": "projects/p/locations/l/functions/f"},
+        {"name": "rouge_1"},
+    ]
+    metrics, problems = read_agents_cli_metrics("eval_config.yaml", "$.custom_metrics", entries, tmp_path)
+    assert set(metrics) == {"custom_response_quality", "agent_turn_count"}
+    assert metrics["custom_response_quality"].form == "custom_function_file"
+    assert [p.json_path for p in problems] == ["$.custom_metrics[2].prompt_template", "$.custom_metrics[3]"]
+    assert "remote_custom_function is not run here" in problems[1].message
