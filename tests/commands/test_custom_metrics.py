@@ -4,6 +4,7 @@ by the gate, and an edit of a metric never counted as the agent's regression."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -210,3 +211,37 @@ def test_agents_cli_eval_config_custom_metrics_are_read_as_user_metrics(tmp_path
     assert metrics["custom_response_quality"].form == "custom_function_file"
     assert [p.json_path for p in problems] == ["$.custom_metrics[2].prompt_template", "$.custom_metrics[3]"]
     assert "remote_custom_function is not run here" in problems[1].message
+
+
+@pytest.mark.skipif(shutil.which("agents-cli") is None, reason="agents-cli (pip install google-agents-cli) is not installed")
+def test_the_agents_cli_scaffolds_own_metrics_run_with_the_judge_answered_by_a_fake(tmp_path, monkeypatch):
+    """`agents-cli create my-agent -y` (offline), its tests/eval/eval_config.yaml read as is: the
+    local LLM judge (response_quality.py, google-genai) scored against the loopback Gemini, and
+    the inline turn counter."""
+    import subprocess
+
+    import yaml
+
+    from agenteval_ci.core.metrics import MetricInput
+    from agenteval_ci.core.metrics.user import user_spec
+    from agenteval_ci.files.eval_configs import read_agents_cli_metrics
+    from agenteval_ci.schema import BaseCriterion, EvalCase
+    from tests.fakes.gemini import FakeGemini
+    from tests.judge.helpers import json_reply
+
+    subprocess.run(["agents-cli", "create", "my-agent", "-y"], cwd=tmp_path, check=True, capture_output=True, timeout=120)
+    folder = tmp_path / "my-agent" / "tests" / "eval"
+    entries = yaml.safe_load((folder / "eval_config.yaml").read_text())["custom_metrics"]
+    metrics, problems = read_agents_cli_metrics("eval_config.yaml", "$.custom_metrics", entries, folder)
+    assert problems == [] and set(metrics) == {"custom_response_quality", "agent_turn_count"}
+    case = EvalCase.model_validate(_case("capital", "Paris is the capital of France."))
+    inp = MetricInput(BaseCriterion(threshold=3.0), case.conversation, case.conversation, case)
+    with FakeGemini(responder=lambda request: json_reply({"score": 4, "explanation": "accurate and clear"})) as gemini:
+        for name, value in gemini.env().items():
+            monkeypatch.setenv(name, value)
+        quality = asyncio.run(user_spec(metrics["custom_response_quality"]).evaluate(inp))
+        prompt = json.dumps(gemini.requests[0].body)
+    assert (quality.score, quality.status.value, quality.details) == (4.0, "PASSED", {"explanation": "accurate and clear"})
+    assert "Paris is the capital of France." in prompt and "Turn off the bedroom light" in prompt
+    turns = asyncio.run(user_spec(metrics["agent_turn_count"]).evaluate(inp))
+    assert turns.score == 1.0
