@@ -245,3 +245,13 @@ def test_the_agents_cli_scaffolds_own_metrics_run_with_the_judge_answered_by_a_f
     assert "Paris is the capital of France." in prompt and "Turn off the bedroom light" in prompt
     turns = asyncio.run(user_spec(metrics["agent_turn_count"]).evaluate(inp))
     assert turns.score == 1.0
+
+
+def test_rejudge_rescores_stored_outputs_with_the_edited_metric_and_no_agent(tmp_path, capsys):
+    config = _metric_project(tmp_path)  # accepted, then the metric made stricter
+    (tmp_path / "agent.py").write_text("raise SystemExit('rejudge must not run the agent')\n")
+    out = tmp_path / "rejudged.json"
+    code = main(["rejudge", str(tmp_path / ".agenteval" / "results.json"), "--config", str(config), "--json", str(out)])
+    results = json.loads(out.read_text())
+    assert code == 0
+    assert {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.6}
