@@ -7,9 +7,9 @@ on stdin, writing `{"score": ..., "explanation": ...}` on stdout).
 
 Nothing runs at load time: a function is imported, a file compiled, on its first call, so a mode
 that only reads stored scores (`publish`, `accept`) never executes workspace code. Every call runs
-in a daemon worker thread awaited with the metric's timeout: a function that hangs is abandoned
-(the thread is left to finish, or to die with the process), a program that hangs is killed, and
-the run goes on. At most `MAX_AT_ONCE` calls run at once.
+in a daemon worker thread (reused, _Workers) awaited with the metric's timeout: a function that
+hangs is abandoned (its thread is left to finish, or to die with the process), a program that
+hangs is killed, and the run goes on. At most `MAX_AT_ONCE` calls run at once.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import inspect
 import json
 import math
 import os
+import queue
 import shutil
 import subprocess
 import sys
@@ -266,11 +267,41 @@ def _awaited(result: Any) -> Any:
     return asyncio.run(result) if inspect.isawaitable(result) else result  # type: ignore[arg-type]
 
 
+class _Workers:
+    """Daemon threads that run metric calls, reused: starting a thread per call cost more than a
+    trivial metric. A worker whose call hangs past its timeout is abandoned to it, and the next
+    call starts a new worker, so a hung function holds one thread, never the pool."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[concurrent.futures.Future[Any], Callable[[MetricInput], Any], MetricInput]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._idle = 0  # workers done with their last job, waiting for the next
+
+    def submit(self, call: Callable[[MetricInput], Any], inp: MetricInput) -> concurrent.futures.Future[Any]:
+        future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        with self._lock:
+            spawn = self._idle == 0
+            self._idle -= not spawn
+        if spawn:
+            threading.Thread(target=self._work, name="agenteval user metric", daemon=True).start()
+        self._jobs.put((future, call, inp))
+        return future
+
+    def _work(self) -> None:
+        while True:
+            future, call, inp = self._jobs.get()
+            _fill(future, call, inp)
+            with self._lock:
+                self._idle += 1
+
+
+_WORKERS = _Workers()
+
+
 def _timed(name: str, call: Callable[[MetricInput], Union[Reply, Unscored]], timeout: float) -> UserCode:
     async def run(inp: MetricInput) -> Union[Reply, Unscored]:
         async with _limit():
-            future: concurrent.futures.Future[Union[Reply, Unscored]] = concurrent.futures.Future()
-            threading.Thread(target=_fill, args=(future, call, inp), name=f"metric {name}", daemon=True).start()
+            future = _WORKERS.submit(call, inp)
             try:
                 return await asyncio.wait_for(asyncio.wrap_future(future), timeout)
             except asyncio.TimeoutError:

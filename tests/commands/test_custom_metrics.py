@@ -255,3 +255,15 @@ def test_rejudge_rescores_stored_outputs_with_the_edited_metric_and_no_agent(tmp
     results = json.loads(out.read_text())
     assert code == 0
     assert {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.6}
+
+
+def test_hung_functions_hold_their_threads_not_the_pool(tmp_path, capsys):
+    """More hanging calls than run at once: each is abandoned at its timeout and a fresh worker
+    takes the next call, so every case still gets every metric's answer."""
+    hang = "import threading\ndef evaluate(instance):\n    threading.Event().wait()\n"
+    custom = {"hangs": {"custom_function": hang, "timeout_seconds": 0.2}, "good": {"custom_function": INLINE.replace("{score}", "0.9")}}
+    cases = {f"c{i}": REPLY for i in range(12)}
+    evalset, actual = _project(tmp_path, {"hangs": 0.5, "good": 0.5}, custom, cases)
+    _, results = _score(evalset, actual, tmp_path / "results.json")
+    assert [c["metrics"]["good"]["score"] for c in results["cases"]] == [0.9] * 12
+    assert all("did not finish within 0.2s" in c["metrics"]["hangs"]["reason"] for c in results["cases"])
