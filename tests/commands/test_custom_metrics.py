@@ -267,3 +267,39 @@ def test_hung_functions_hold_their_threads_not_the_pool(tmp_path, capsys):
     _, results = _score(evalset, actual, tmp_path / "results.json")
     assert [c["metrics"]["good"]["score"] for c in results["cases"]] == [0.9] * 12
     assert all("did not finish within 0.2s" in c["metrics"]["hangs"]["reason"] for c in results["cases"])
+
+
+def test_init_on_an_adk_project_with_custom_metrics_writes_a_config_that_runs_them(tmp_path):
+    """The newcomer sample of test_init.py, its eval config given an ADK code_config metric and
+    an inline one: init accepts a baseline scored by both, and run gates on them."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.commands.test_init import ROOT, SAMPLE, shop_model
+    from tests.fakes.gemini import FakeGemini
+
+    project = tmp_path / "garden-shop"
+    shutil.copytree(SAMPLE, project)
+    (project / ".git").mkdir()
+    (project / "shop_metrics.py").write_text(
+        "from google.adk.evaluation.evaluator import EvaluationResult, PerInvocationResult\n"
+        "def answered(eval_metric, actual, expected, scenario):\n"
+        "    per = [PerInvocationResult(actual_invocation=a, score=float(bool(a.final_response))) for a in actual]\n"
+        "    return EvaluationResult(overall_score=sum(p.score for p in per) / len(per), per_invocation_results=per)\n")
+    config = project / "tests" / "eval" / "eval_config.json"
+    data = json.loads(config.read_text())
+    data["criteria"].update({"answered": 1.0, "polite": 0.5})
+    data["custom_metrics"] = {"answered": {"code_config": {"name": "shop_metrics.answered"}},
+                              "polite": {"custom_function": "def evaluate(instance):\n    return 1.0 if instance['response'] else 0.0\n"}}
+    config.write_text(json.dumps(data))
+    with FakeGemini(responder=shop_model) as gemini:
+        env = {k: v for k, v in os.environ.items() if k != "GOOGLE_GENAI_USE_VERTEXAI"}
+        env.update(gemini.env(), PYTHONPATH=str(ROOT), NO_COLOR="1", PIP_NO_INDEX="1")
+        init = subprocess.run([sys.executable, "-m", "agenteval_ci", "init"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        assert init.returncode == 0, init.stdout + init.stderr
+        baseline = json.loads((project / ".agenteval" / "baseline.json").read_text())
+        metrics = {name for sets in baseline["suites"].values() for cases in sets.values() for case in cases.values() for name in case["metrics"]}
+        assert {"answered", "polite"} <= metrics
+        run = subprocess.run([sys.executable, "-m", "agenteval_ci", "run"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0 and "gate passed" in run.stdout, run.stdout + run.stderr
