@@ -77,16 +77,20 @@ def _bytes_of(path: Path) -> bytes:
         return b""
 
 
-def search_roots(base_dir: Path) -> list[Path]:
-    """Where a dotted path is looked for: the declaring file's folder and its parents up to the
-    working directory (the project), then Python's own path (the agent's parent is on it)."""
+def project_roots(base_dir: Path) -> list[Path]:
+    """The declaring file's folder and its parents up to the working directory (the project)."""
     roots, cwd, folder = [], Path.cwd().resolve(), base_dir.resolve()
     while True:
         roots.append(folder)
         if folder == cwd or folder.parent == folder:
-            break
+            return roots
         folder = folder.parent
-    return [*roots, *(Path(p) for p in sys.path if p)]
+
+
+def search_roots(base_dir: Path) -> list[Path]:
+    """Where a dotted path is looked for: the project's folders, then Python's own path (the
+    agent's parent is on it)."""
+    return [*project_roots(base_dir), *(Path(p) for p in sys.path if p)]
 
 
 def find_module_file(module: str, base_dir: Path) -> Optional[Path]:
@@ -123,7 +127,7 @@ def _import_function(path: str, base_dir: Path) -> Callable[..., Any]:
     module_name, _, function_name = path.rpartition(".")
     if not module_name:
         raise ImportError(f"{path!r} is not a dotted path module.function")
-    for root in reversed(search_roots(base_dir)[:-len(sys.path) or None]):
+    for root in reversed(project_roots(base_dir)):  # nearest first on the path, as find_module_file looks
         if str(root) not in sys.path:
             sys.path.insert(0, str(root))
     function = getattr(importlib.import_module(module_name), function_name, None)
