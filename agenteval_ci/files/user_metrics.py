@@ -15,7 +15,6 @@ hangs is killed, and the run goes on. At most `MAX_AT_ONCE` calls run at once.
 from __future__ import annotations
 
 import ast
-import asyncio
 import concurrent.futures
 import hashlib
 import importlib
@@ -39,7 +38,8 @@ from ..schema.eval_config import CustomMetricConfig
 MAX_AT_ONCE = max(4, (os.cpu_count() or 1) * 2)  # user metrics running at once (threads or programs)
 MAX_OUTPUT = 1 << 20  # bytes of a program's stdout read as its answer
 
-_limits: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore]" = weakref.WeakKeyDictionary()
+# asyncio is imported where a metric runs: a deterministic `score` of built-in metrics never loads it
+_limits: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
 
 
 def user_metric(name: str, config: CustomMetricConfig, base_dir: Path) -> UserMetric:
@@ -268,7 +268,11 @@ class _Lazy:
 
 def _awaited(result: Any) -> Any:
     """An async metric's result: awaited on this worker thread's own loop."""
-    return asyncio.run(result) if inspect.isawaitable(result) else result  # type: ignore[arg-type]
+    if not inspect.isawaitable(result):
+        return result
+    import asyncio
+
+    return asyncio.run(result)  # type: ignore[arg-type]
 
 
 class _Workers:
@@ -304,6 +308,8 @@ _WORKERS = _Workers()
 
 def _timed(name: str, call: Callable[[MetricInput], Union[Reply, Unscored]], timeout: float) -> UserCode:
     async def run(inp: MetricInput) -> Union[Reply, Unscored]:
+        import asyncio
+
         async with _limit():
             future = _WORKERS.submit(call, inp)
             try:
@@ -323,7 +329,10 @@ def _fill(future: concurrent.futures.Future[Any], call: Callable[[MetricInput], 
         future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(f"{type(exc).__name__}: {exc}"))
 
 
-def _limit() -> asyncio.Semaphore:
+def _limit() -> Any:
+    """The bound of this event loop (each `asyncio.run` of the scoring has its own)."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     if loop not in _limits:
         _limits[loop] = asyncio.Semaphore(MAX_AT_ONCE)
