@@ -28,6 +28,7 @@ from .baseline import rubric_pass_rates
 from .budgets import BudgetSummary, SuiteCost, budget_reasons, compare_budgets, over_budget_cases, suite_costs
 from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .judge_change import JudgeChange, judged_alike
+from .judge_fingerprint import tolerance_scale
 from .metrics.base import unscored_evidence
 from .selection import selected
 from .sequential import LEAN, CaseCounts, CaseEvidence, Counts, MetricEvidence, metric_evidence
@@ -199,6 +200,7 @@ class Pair:
     candidate_passed: bool
     noisy: bool  # runs disagree on at least one side
     history: Counts  # every run of the baseline's history of this case (num_runs: auto weighs it)
+    scale: float = 1.0  # the tolerance's multiplier for this metric (judge_fingerprint.tolerance_scale)
 
     @property
     def delta(self) -> float:
@@ -240,6 +242,7 @@ def _pair(key: str, old: BaselineMetric, new: ScoredMetric) -> Pair | None:
         candidate_passed=new.status == Status.PASSED,
         noisy=len(set(old_scores)) > 1 or len(set(new_scores)) > 1,
         history=Counts(*old.history_counts()),
+        scale=tolerance_scale(new.judge),
     )
 
 
@@ -318,7 +321,7 @@ def paired_metrics(results: ScoredResults, baseline: Baseline, settings: GateSet
     auto = results.adaptive is not None
     for name, pair in each_pair(results, baseline):
         if name not in paired:
-            paired[name] = Paired(settings.tolerance, keep_counts=auto)
+            paired[name] = Paired(settings.tolerance * pair.scale, keep_counts=auto)
         paired[name].add(pair)
     return paired
 
@@ -346,7 +349,7 @@ def _infer_metric(
     down, up = pairs.down, pairs.up
     flip_p = sign_test_p(down, up)
     deterministic = not noise and sequential is None
-    dropped = delta < -settings.tolerance
+    dropped = delta < -pairs.tolerance
     credible_mean = bool(draws) and quantile(draws, 1 - alpha) < 0
     credible_flips = flip_p <= alpha
     newly_failing, worsened = pairs.newly_failing, pairs.worsened
@@ -365,7 +368,7 @@ def _infer_metric(
         regressed = dropped and (credible_mean or credible_flips)
         reason = _stochastic_reason(credible_mean, credible_flips) if regressed else ""
     credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
-    improved = not regressed and delta > settings.tolerance and credible_rise
+    improved = not regressed and delta > pairs.tolerance and credible_rise
     counted = set(breaks)  # the breaks are of this metric's pairs
     if regressed and sequential is not None:
         counted |= {c.counts.key for c in sequential.cases if sequential.chance(c) >= 0.5}
@@ -601,7 +604,8 @@ def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...
         return "regressed"
     if was and case.status == Status.FAILED:
         return "newly_failing"
-    if any(m.delta is not None and m.delta < -tolerance for m in metrics):
+    scaled = {m.name: tolerance * _scale_of(case, m.name) for m in metrics}
+    if any(m.delta is not None and m.delta < -scaled[m.name] for m in metrics):
         return "worsened"
     if lost:
         return "unevaluated"
@@ -609,10 +613,16 @@ def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...
         return "fixed"
     if _is_flaky(case):
         return "flaky"
-    deltas = [m.delta for m in metrics if m.delta is not None]
-    if deltas and max(deltas) > tolerance and min(deltas) >= -tolerance:
+    if any(m.delta is not None and m.delta > scaled[m.name] for m in metrics) and all(
+        m.delta is None or m.delta >= -scaled[m.name] for m in metrics
+    ):
         return "improved"
     return "unchanged"
+
+
+def _scale_of(case: ScoredCase, name: str) -> float:
+    metric = case.metrics.get(name)
+    return tolerance_scale(metric.judge) if metric is not None else 1.0
 
 
 def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tuple[str, str]], tolerance: float) -> CaseOutcome:

@@ -77,7 +77,8 @@ def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[
     user's metric is fingerprinted like a judge, its code's hash as the prompt: an edit of it is
     then a changed judge, and the baseline's recorded outputs are scored again (core/judge_change.py)."""
     if metric.spec.user_code_hash:
-        return JudgeFingerprint(model=USER_METRIC, prompt=metric.spec.user_code_hash)
+        interval = metric.spec.user_interval
+        return JudgeFingerprint(model=USER_METRIC, prompt=metric.spec.user_code_hash, config={"interval": list(interval)} if interval else None)
     options = judge_options(metric.criterion)
     if not metric.spec.judged or options is None:
         return None
@@ -106,6 +107,14 @@ def judge_id(judge: JudgeFingerprint) -> str:
     return hashlib.sha256(data.encode()).hexdigest()[:12]
 
 
+def tolerance_scale(judge: Optional[JudgeFingerprint]) -> float:
+    """What the gate's tolerance is multiplied by for a metric: the width of a user's metric's
+    declared interval (a 1-to-5 metric moves in steps a 0-to-1 tolerance would call noise-free),
+    1 for every other metric."""
+    interval = (judge.config or {}).get("interval") if judge is not None and judge.model == USER_METRIC else None
+    return float(interval[1]) - float(interval[0]) if isinstance(interval, list) and len(interval) == 2 else 1.0
+
+
 def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
     """What differs between two judges, in words; empty when they are the same judge."""
     found = []
@@ -120,5 +129,5 @@ def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
     if old.num_samples != new.num_samples:
         found.append(f"num_samples {old.num_samples} → {new.num_samples}")
     if (old.config or {}) != (new.config or {}):
-        found.append("judge_model_config changed")
+        found.append("the metric's declared interval changed" if new.model == USER_METRIC else "judge_model_config changed")
     return found

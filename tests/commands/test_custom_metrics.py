@@ -303,3 +303,20 @@ def test_init_on_an_adk_project_with_custom_metrics_writes_a_config_that_runs_th
         assert {"answered", "polite"} <= metrics
         run = subprocess.run([sys.executable, "-m", "agenteval_ci", "run"], cwd=project, env=env, capture_output=True, text=True, timeout=600)
         assert run.returncode == 0 and "gate passed" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(("candidate", "code"), [("4.8", 0), ("4.0", 1)], ids=["within-tolerance", "beyond-tolerance"])
+def test_the_gates_tolerance_is_a_share_of_the_declared_interval(tmp_path, capsys, candidate, code):
+    """A 0-to-10 metric: the default tolerance (0.05) is 0.5 of its points, so a 0.2 drop on
+    every case is noise-free but small, and a 1.0 drop is a regression."""
+    reads = "def evaluate(instance):\n    return float(instance['response'].split()[-1])\n"
+    custom = {"points": {"custom_function": reads, "metric_info": {"metric_value_info": {"interval": {"min_value": 0, "max_value": 10}}}}}
+    replies = {f"c{i}": "points 5.0" for i in range(6)}
+    evalset, actual = _project(tmp_path, {"points": 3.0}, custom, replies)
+    baseline = tmp_path / "baseline.json"
+    _score(evalset, actual, tmp_path / "before.json")
+    assert main(["accept", str(tmp_path / "before.json"), "--baseline", str(baseline)]) == 0
+    actual.write_text(json.dumps({"eval_set_id": "home", "eval_cases": [_case(i, f"points {candidate}") for i in replies]}))
+    _score(evalset, actual, tmp_path / "after.json")
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "after.json"), "--baseline", str(baseline)]) == code

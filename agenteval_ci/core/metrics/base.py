@@ -68,6 +68,8 @@ class MetricSpec:
     # A user's metric (core/metrics/user.py): the hash of its code, its judge fingerprint's prompt
     # (core/judge_fingerprint.py), so an edit of the metric is told apart from a change of the agent.
     user_code_hash: str = ""
+    # ... and the interval it declares, when finite: the gate's tolerance is a share of its width.
+    user_interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

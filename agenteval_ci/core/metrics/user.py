@@ -80,7 +80,9 @@ def user_spec(metric: UserMetric) -> MetricSpec:
         return checked(reply, metric.bounds, inp.criterion, len(inp.actual))
 
     description = metric.description or f"Your metric ({metric.form})."
-    return MetricSpec(metric.name, BaseCriterion, evaluate, description, user_code_hash=metric.code_hash)
+    bounds = metric.bounds
+    interval = (bounds.low, bounds.high) if math.isfinite(bounds.low) and math.isfinite(bounds.high) else None
+    return MetricSpec(metric.name, BaseCriterion, evaluate, description, user_code_hash=metric.code_hash, user_interval=interval)
 
 
 def checked(reply: Reply, bounds: Bounds, criterion: BaseCriterion, turns: int) -> MetricRun:
