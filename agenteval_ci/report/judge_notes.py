@@ -42,7 +42,7 @@ def _note(change: JudgeChange) -> str:
 
 def _metric_note(change: JudgeChange) -> str:
     """A user's metric whose code changed (core/judge_fingerprint.py fingerprints it like a judge)."""
-    line = f"`{change.metric}`: the metric's code changed."
+    line = f"`{change.metric}`: {inline('; '.join(change.what) or 'the metric changed')}."
     if change.rejudged:
         line += (f" {len(change.rejudged)} case(s) re-scored with the edited metric on the baseline's recorded outputs: the edit "
                  f"alone moves their mean {fmt(change.baseline_mean)} → {fmt(change.rejudged_mean)} ({fmt_delta(change.judge_delta)}); "
