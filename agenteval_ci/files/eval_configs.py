@@ -82,6 +82,7 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
     for key in data or {}:
         if key not in EvalConfig.model_fields and to_snake(key) not in EvalConfig.model_fields:
             warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
+    warnings.extend(_unread_metric_keys(file, (data or {}).get("custom_metrics", (data or {}).get("customMetrics"))))
     base_dir = Path(name).parent if name else Path.cwd()
     metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, read_custom_metrics(config.custom_metrics, base_dir))
     if problems:
@@ -118,6 +119,19 @@ def read_criteria(
         if criterion is not None:
             metrics.append(ConfiguredMetric(spec, criterion, metric_fingerprint(metric_name, criterion)))
     return metrics
+
+
+def _unread_metric_keys(file: str, declared: Any) -> list[Problem]:
+    """A key of a custom metric that no form reads (`timeout_second`): ignored, as google-adk
+    ignores it, but said, since a misspelt timeout or interval would silently fall back."""
+    known = set(CustomMetricConfig.model_fields)
+    return [
+        Problem(file, f"$.custom_metrics.{name}.{key}", f"unknown key; custom metrics read: {', '.join(sorted(known))}")
+        for name, entry in (declared.items() if isinstance(declared, dict) else [])
+        if isinstance(entry, dict)
+        for key in entry
+        if key not in known and to_snake(key) not in known
+    ]
 
 
 def read_custom_metrics(declared: dict[str, CustomMetricConfig] | None, base_dir: Path) -> dict[str, UserMetric]:

@@ -320,3 +320,13 @@ def test_the_gates_tolerance_is_a_share_of_the_declared_interval(tmp_path, capsy
     _score(evalset, actual, tmp_path / "after.json")
     capsys.readouterr()
     assert main(["compare", str(tmp_path / "after.json"), "--baseline", str(baseline)]) == code
+
+
+def test_a_misspelt_key_of_a_custom_metric_is_a_warning(tmp_path, capsys):
+    custom = {"good": {"custom_function": INLINE.replace("{score}", "0.9"), "timeout_second": 5, "metricInfo": {}}}
+    evalset, actual = _project(tmp_path, {"good": 0.5}, custom, {"a": REPLY})
+    code, _ = _score(evalset, actual, tmp_path / "results.json")
+    err = capsys.readouterr().err
+    assert code == 0
+    assert "test_config.json at $.custom_metrics.good.timeout_second: unknown key; custom metrics read:" in err
+    assert "metricInfo" not in err  # ADK's camelCase spelling is read
