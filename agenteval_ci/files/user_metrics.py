@@ -323,10 +323,14 @@ def _timed(name: str, call: Callable[[MetricInput], Union[Reply, Unscored]], tim
 
 
 def _fill(future: concurrent.futures.Future[Any], call: Callable[[MetricInput], Any], inp: MetricInput) -> None:
+    if not future.set_running_or_notify_cancel():  # given up on before a worker took it
+        return
     try:
-        future.set_result(call(inp))
+        result = call(inp)
     except BaseException as exc:  # noqa: B036 - SystemExit in a user's metric is its failure, not ours
         future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(f"{type(exc).__name__}: {exc}"))
+        return
+    future.set_result(result)
 
 
 def _limit() -> Any:

@@ -330,3 +330,27 @@ def test_a_misspelt_key_of_a_custom_metric_is_a_warning(tmp_path, capsys):
     assert code == 0
     assert "test_config.json at $.custom_metrics.good.timeout_second: unknown key; custom metrics read:" in err
     assert "metricInfo" not in err  # ADK's camelCase spelling is read
+
+
+def test_a_late_answer_after_the_timeout_is_dropped_quietly(monkeypatch):
+    """A function that finishes after its timeout: its answer is not wanted any more, and its
+    worker goes back to work without an exception in its thread."""
+    import threading
+    import time
+
+    from agenteval_ci.core.metrics import MetricInput
+    from agenteval_ci.core.metrics.user import user_spec
+    from agenteval_ci.files.eval_configs import read_custom_metrics
+    from agenteval_ci.schema import BaseCriterion, EvalCase
+    from agenteval_ci.schema.eval_config import CustomMetricConfig
+
+    raised: list[object] = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    late = "import time\ndef evaluate(instance):\n    time.sleep(0.4)\n    return 1.0\n"
+    config = CustomMetricConfig.model_validate({"custom_function": late, "timeout_seconds": 0.1})
+    spec = user_spec(read_custom_metrics({"late": config}, Path.cwd())["late"])
+    case = EvalCase.model_validate(_case("a", REPLY))
+    inp = MetricInput(BaseCriterion(threshold=0.5), case.conversation, case.conversation, case)
+    first = asyncio.run(spec.evaluate(inp))
+    time.sleep(0.6)  # the abandoned call finishes meanwhile
+    assert "did not finish within 0.1s" in first.reason and raised == []
