@@ -29,6 +29,7 @@ from .budgets import BudgetSummary, SuiteCost, budget_reasons, compare_budgets, 
 from .digest import ScoredCase, ScoredMetric, ScoredResults
 from .head_to_head import HEAD_TO_HEAD, HeadToHead, head_to_head
 from .judge_change import JudgeChange, judged_alike
+from .judge_fingerprint import tolerance_scale
 from .metrics.base import unscored_evidence
 from .policy import PartResults, has_parts, metric_names, of_severity, part_baseline, policy_lines
 from .selection import selected
@@ -217,6 +218,7 @@ class Pair:
     noisy: bool  # runs disagree on at least one side
     history: Counts  # every run of the baseline's history of this case (num_runs: auto weighs it)
     suite: str = ""
+    scale: float = 1.0  # the tolerance's multiplier for this metric (judge_fingerprint.tolerance_scale)
 
     @property
     def delta(self) -> float:
@@ -259,6 +261,7 @@ def _pair(key: str, old: BaselineMetric, new: ScoredMetric, suite: str = "") -> 
         noisy=len(set(old_scores)) > 1 or len(set(new_scores)) > 1,
         history=Counts(*old.history_counts()),
         suite=suite,
+        scale=tolerance_scale(new.judge),
     )
 
 
@@ -342,7 +345,7 @@ def paired_metrics(results: ScoredResults, baseline: Baseline, settings: GateSet
     auto = results.adaptive is not None
     for name, pair in each_pair(results, baseline):
         if name not in paired:
-            paired[name] = Paired(settings.for_metric(name).tolerance, keep_counts=auto)
+            paired[name] = Paired(settings.for_metric(name).tolerance * pair.scale, keep_counts=auto)
         paired[name].add(pair, settings.any_drop_of(pair.suite, name))
     return paired
 
@@ -370,7 +373,7 @@ def _infer_metric(
     down, up = pairs.down, pairs.up
     flip_p = sign_test_p(down, up)
     deterministic = not noise and sequential is None
-    dropped = delta < -settings.tolerance
+    dropped = delta < -pairs.tolerance
     credible_mean = bool(draws) and quantile(draws, 1 - alpha) < 0
     credible_flips = flip_p <= alpha
     newly_failing, worsened = pairs.newly_failing, pairs.worsened
@@ -391,7 +394,7 @@ def _infer_metric(
     if pairs.fallen and not regressed:
         regressed, reason = True, _any_drop_reason(pairs.fallen)
     credible_rise = ci_low > 0 if ci_low is not None else sign_test_p(up, down) <= alpha
-    improved = not regressed and delta > settings.tolerance and credible_rise
+    improved = not regressed and delta > pairs.tolerance and credible_rise
     counted = set(breaks)  # the breaks are of this metric's pairs
     if regressed and sequential is not None:
         counted |= {c.counts.key for c in sequential.cases if sequential.chance(c) >= 0.5}
@@ -638,8 +641,8 @@ def _changed_test(case: ScoredCase, old: BaselineCase) -> str:
 
 
 def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...], settings: GateSettings, lost: list[str]) -> str:
-    def tolerance(m: CaseMetric) -> float:
-        return settings.for_metric(m.name).tolerance
+    def tolerance(m: CaseMetric) -> float:  # the metric's own, scaled to its declared interval
+        return settings.for_metric(m.name).tolerance * _scale_of(case, m.name)
 
     was, now = old.status == Status.PASSED, case.status == Status.PASSED
     if any(m.counted for m in metrics) or (was and case.run_errors):  # a crash is never noise
@@ -658,6 +661,11 @@ def _outcome(case: ScoredCase, old: BaselineCase, metrics: tuple[CaseMetric, ...
     if moved and any(m.delta > tolerance(m) for m in moved if m.delta is not None) and all(m.delta >= -tolerance(m) for m in moved if m.delta is not None):
         return "improved"
     return "unchanged"
+
+
+def _scale_of(case: ScoredCase, name: str) -> float:
+    metric = case.metrics.get(name)
+    return tolerance_scale(metric.judge) if metric is not None else 1.0
 
 
 def _case_outcome(case: ScoredCase, baseline: Baseline | None, counted: set[tuple[str, str]], settings: GateSettings) -> CaseOutcome:

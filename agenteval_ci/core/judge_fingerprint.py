@@ -69,8 +69,16 @@ class JudgeTrace:
         return answers
 
 
+USER_METRIC = "your metric's code"  # the "model" of a user's metric: its code is what judges (core/metrics/user.py)
+
+
 def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[JudgeFingerprint]:
-    """The fingerprint of a judged metric's scores on one case (None for other metrics)."""
+    """The fingerprint of a judged metric's scores on one case (None for other metrics). A
+    user's metric is fingerprinted like a judge, its code's hash as the prompt: an edit of it is
+    then a changed judge, and the baseline's recorded outputs are scored again (core/judge_change.py)."""
+    interval = metric.spec.user_interval
+    if metric.spec.user_code_hash and not metric.spec.judged:
+        return JudgeFingerprint(model=USER_METRIC, prompt=metric.spec.user_code_hash, config={"interval": list(interval)} if interval else None)
     options = judge_options(metric.criterion)
     if not metric.spec.judged or options is None:
         return None
@@ -79,9 +87,9 @@ def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[
         provider=", ".join(providers) or None,
         model=options.judge_model,
         versions=sorted(trace.versions) if trace else [],
-        prompt=metric.spec.prompt_text_hash or prompt_hash(metric.spec.prompts),
+        prompt=metric.spec.user_code_hash or prompt_hash(metric.spec.prompts),  # a judge from the user's template: its hash
         num_samples=options.num_samples,
-        config=options.judge_model_config,
+        config={**(options.judge_model_config or {}), "interval": list(interval)} if interval else options.judge_model_config,
     )
 
 
@@ -99,6 +107,14 @@ def judge_id(judge: JudgeFingerprint) -> str:
     return hashlib.sha256(data.encode()).hexdigest()[:12]
 
 
+def tolerance_scale(judge: Optional[JudgeFingerprint]) -> float:
+    """What the gate's tolerance is multiplied by for a metric: the width of a user's metric's
+    declared interval (a 1-to-5 metric moves in steps a 0-to-1 tolerance would call noise-free),
+    1 for every other metric."""
+    interval = (judge.config or {}).get("interval") if judge is not None else None  # a user's metric or template judge's
+    return float(interval[1]) - float(interval[0]) if isinstance(interval, list) and len(interval) == 2 else 1.0
+
+
 def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
     """What differs between two judges, in words; empty when they are the same judge."""
     found = []
@@ -109,9 +125,9 @@ def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
     if old.versions and new.versions and old.versions != new.versions:
         found.append(f"model version {', '.join(old.versions)} → {', '.join(new.versions)}")
     if old.prompt != new.prompt:
-        found.append("prompt templates changed")
+        found.append("the metric's code changed" if new.model == USER_METRIC else "prompt templates changed")
     if old.num_samples != new.num_samples:
         found.append(f"num_samples {old.num_samples} → {new.num_samples}")
     if (old.config or {}) != (new.config or {}):
-        found.append("judge_model_config changed")
+        found.append("the metric's declared interval changed" if new.model == USER_METRIC else "judge_model_config changed")
     return found

@@ -18,14 +18,17 @@ from pydantic.alias_generators import to_snake
 
 from ..core.fingerprint import metric_fingerprint
 from ..core.metrics import REGISTRY, ConfiguredMetric, MetricSpec
+from ..core.metrics.user import UserMetric, user_spec
 from ..core.rule_check import expected_args_by_tool, rule_problems
 from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem
 from ..schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, ToolArgsCriterion
 from ..schema.arg_rules import ToolArgs
+from ..schema.eval_config import CustomMetricConfig
 from ..schema.eval_set import EvalCase
 from ..schema.problems import problems_from
 from .readers import read_json
+from .user_metrics import user_metric
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,9 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
     for key in data or {}:
         if key not in EvalConfig.model_fields and to_snake(key) not in EvalConfig.model_fields:
             warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
-    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, set(config.custom_metrics or {}))
+    warnings.extend(_unread_metric_keys(file, (data or {}).get("custom_metrics", (data or {}).get("customMetrics"))))
+    base_dir = Path(name).parent if name else Path.cwd()
+    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, read_custom_metrics(config.custom_metrics, base_dir))
     if problems:
         raise InputError(problems)
     criteria: dict[str, float | BaseCriterion] = {m.name: m.criterion for m in metrics}
@@ -97,15 +102,18 @@ def read_criteria(
     raw_criteria: dict[str, Any],
     problems: list[Problem],
     warnings: list[Problem],
-    custom_metrics: frozenset[str] | set[str] = frozenset(),
+    custom_metrics: dict[str, UserMetric] | None = None,
 ) -> list[ConfiguredMetric]:
     """Each `metric name: threshold or criterion` of a criteria mapping found in `file` at `at`;
-    `custom_metrics` are the names the file declares under `custom_metrics`."""
+    `custom_metrics` are the user's metrics the file declares (read_custom_metrics): a declared
+    one is scored by the user's code, as ADK does, even where its name is also a built-in's."""
     metrics = []
     for metric_name, raw in raw_criteria.items():
-        spec = REGISTRY.get(metric_name)
+        user = (custom_metrics or {}).get(metric_name)
+        spec = user_spec(user) if user is not None else REGISTRY.get(metric_name)
         if spec is None:
-            problems.append(Problem(file, f"{at}.{metric_name}", _unknown_metric(metric_name, custom_metrics)))
+            problems.append(Problem(file, f"{at}.{metric_name}", f"unknown metric {metric_name!r}; known metrics: "
+                                    f"{', '.join(REGISTRY)}, or declare it under custom_metrics (docs/metrics.md)"))
             continue
         criterion = _read_criterion(file, f"{at}.{metric_name}", spec, raw, problems, warnings)
         if criterion is not None:
@@ -113,14 +121,51 @@ def read_criteria(
     return metrics
 
 
-def _unknown_metric(metric_name: str, custom_metrics: frozenset[str] | set[str]) -> str:
-    # A declared custom metric is known to the user: say it cannot run here yet rather than "unknown".
-    if metric_name in custom_metrics:
-        return (
-            f"custom metric {metric_name!r} (declared at $.custom_metrics.{metric_name}) is not supported yet; "
-            "only built-in metrics can be gated"
-        )
-    return f"unknown metric {metric_name!r}; known metrics: {', '.join(REGISTRY)}"
+def _unread_metric_keys(file: str, declared: Any) -> list[Problem]:
+    """A key of a custom metric that no form reads (`timeout_second`): ignored, as google-adk
+    ignores it, but said, since a misspelt timeout or interval would silently fall back."""
+    known = set(CustomMetricConfig.model_fields)
+    return [
+        Problem(file, f"$.custom_metrics.{name}.{key}", f"unknown key; custom metrics read: {', '.join(sorted(known))}")
+        for name, entry in (declared.items() if isinstance(declared, dict) else [])
+        if isinstance(entry, dict)
+        for key in entry
+        if key not in known and to_snake(key) not in known
+    ]
+
+
+def read_custom_metrics(declared: dict[str, CustomMetricConfig] | None, base_dir: Path) -> dict[str, UserMetric]:
+    """A file's `custom_metrics` (already parsed into CustomMetricConfig) as the user's metrics,
+    paths relative to `base_dir`. Nothing is imported or run here: each runs on first use. Other
+    readers of metric declarations (agents-cli's eval_config.yaml) call this too."""
+    return {name: user_metric(name, config, base_dir) for name, config in (declared or {}).items()}
+
+
+def read_agents_cli_metrics(file: str, at: str, entries: list[Any], base_dir: Path) -> tuple[dict[str, UserMetric], list[Problem]]:
+    """agents-cli's eval_config.yaml `custom_metrics` (a list of `{name: ..., custom_function |
+    custom_function_file | prompt_template | remote_custom_function}`) as the user's metrics, and
+    the problems of the entries that cannot run here. An entry with none of those keys tunes the
+    built-in metric it names, and is left to the caller (files/formats, issue 39)."""
+    metrics: dict[str, UserMetric] = {}
+    problems: list[Problem] = []
+    for index, entry in enumerate(entries):
+        where = f"{at}[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            problems.append(Problem(file, where, "each custom metric is an object with a `name`"))
+            continue
+        body = {key: value for key, value in entry.items() if key != "name"}
+        if "prompt_template" in body:  # the template judge's seam (issue 38 item 3)
+            problems.append(Problem(file, f"{where}.prompt_template", f"prompt_template metrics ({entry['name']!r}) are not run yet"))
+            continue
+        if not {"custom_function", "custom_function_file", "remote_custom_function"} & set(body):
+            continue
+        try:
+            config = CustomMetricConfig.model_validate(body)
+        except pydantic.ValidationError as exc:
+            problems.extend(problems_from(exc, file, CustomMetricConfig, prefix=where))
+            continue
+        metrics[entry["name"]] = user_metric(entry["name"], config, base_dir)
+    return metrics, problems
 
 
 def with_metrics(config: LoadedEvalConfig, extra: list[ConfiguredMetric]) -> LoadedEvalConfig:

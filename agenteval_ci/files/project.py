@@ -24,9 +24,10 @@ from ..schema.project import DEFAULT_BASELINE, AdaptiveRuns, ProjectConfig, Suit
 from ..schema.settings import GateSettings, ModelPrice
 from .agent_spec import AgentSpec
 from .discovery import discover_eval_config, find_project_file, project_root
-from .eval_configs import LoadedEvalConfig, config_rule_problems, judged_by, load_eval_config, read_criteria, with_metrics, with_tool_args
+from .eval_configs import LoadedEvalConfig, config_rule_problems, judged_by, load_eval_config, read_criteria, read_custom_metrics, with_metrics, with_tool_args
 from .eval_sets import EvalSetFile, open_eval_set
 from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
+from .user_metrics import static_problems
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,11 @@ def _with_suite_options(file: str, at: str, suite: SuiteConfig, eval_sets: list[
     argument rule checked against the expected calls it applies to."""
     problems: list[Problem] = []
     warnings: list[Problem] = []
-    extra: list[ConfiguredMetric] = read_criteria(file, f"{at}.criteria", suite.criteria, problems, warnings)
+    user_metrics = read_custom_metrics(suite.custom_metrics, Path(file).parent)
+    extra: list[ConfiguredMetric] = read_criteria(file, f"{at}.criteria", suite.criteria, problems, warnings, user_metrics)
+    problems.extend(Problem(file, f"{at}.custom_metrics.{name}.{where}", message)
+                    for name in suite.criteria if name in suite.custom_metrics
+                    for where, message in static_problems(suite.custom_metrics[name], Path(file).parent))
     problems.extend(warnings)  # our own file: a key no metric reads is a mistake, not a google-adk quirk
     if suite.tool_args or extra:
         expected = expected_args_by_tool(case for s in eval_sets for case in s.cases())

@@ -239,12 +239,16 @@ def _worst_run(result: CaseResult, metric: str | None) -> RunRecord | None:
 
 
 def _rationale(metrics: list[MetricResult]) -> str:
-    """The judge's words on what failed: failed rubrics first, then per-turn reasons."""
+    """The judge's words on what failed: failed rubrics first, then per-turn reasons, then a user
+    metric's explanation of a failed run (core/metrics/user.py keeps it in the run's details)."""
     lines: list[str] = []
     for metric in metrics:
         for run in metric.runs:
             lines += [f"{v.rubric_id}: {v.rationale}" for v in run.rubric_scores or [] if v.score == 0 and v.rationale]
             lines += [p.reason for p in run.per_invocation if p.reason and p.status == Status.FAILED]
+            explanation = (run.details or {}).get("explanation")
+            if isinstance(explanation, str) and run.status == Status.FAILED:
+                lines.append(explanation)
     unique = list(dict.fromkeys(line.strip() for line in lines if line.strip()))
     text = "\n".join(unique)
     return text if len(text) <= RATIONALE_CHARS else text[: RATIONALE_CHARS - 1] + "…"

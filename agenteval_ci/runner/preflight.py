@@ -9,6 +9,7 @@ read here by the functions `run` reads it with.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 
 from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem, UsageError
@@ -16,6 +17,7 @@ from ..files.baseline_file import load_baseline
 from ..files.dotenv import load_agent_dotenv
 from ..files.eval_configs import LoadedEvalConfig
 from ..files.project import BaselineTarget, EvalSetToRun, Suite
+from ..files.user_metrics import static_problems
 from ..schema import EvalCase
 from ..schema.baseline import Baseline
 from ..schema.eval_config import UserSimulatorConfig
@@ -51,7 +53,21 @@ def persona_without_placeholder(eval_set: EvalSetToRun, case: EvalCase) -> list[
     ]
 
 
-CONFIG_CHECKS: tuple[ConfigCheck, ...] = (no_gated_metric,)
+def user_metric_problems(config: LoadedEvalConfig) -> list[Problem]:
+    """Each custom metric the criteria name: its module, file or program found and its function
+    defined, read without importing the user's code (files/user_metrics.py)."""
+    declared = config.config.custom_metrics or {}
+    file = config.path or DEFAULT_CONFIG_NAME
+    base_dir = Path(config.path).parent if config.path else Path.cwd()
+    return [
+        Problem(file, f"$.custom_metrics.{name}.{at}", message)
+        for name in config.config.criteria
+        if name in declared
+        for at, message in static_problems(declared[name], base_dir)
+    ]
+
+
+CONFIG_CHECKS: tuple[ConfigCheck, ...] = (no_gated_metric, user_metric_problems)
 CASE_CHECKS: tuple[CaseCheck, ...] = (persona_without_placeholder,)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field, FiniteFloat, field_validator
+from pydantic import ConfigDict, Field, FiniteFloat, field_validator, model_validator
 
 from ._base import AdkModel, OpenAdkModel
 from .arg_rules import ToolArgs, check_tool_args
@@ -121,12 +121,86 @@ class CodeConfig(AdkModel):
     args: Optional[list[Any]] = None
 
 
-class CustomMetricConfig(AdkModel):
+class Interval(AdkModel):
+    """ADK's Interval: the values a metric can take, each end closed unless said open."""
+
     model_config = ConfigDict(extra="ignore")
 
-    code_config: CodeConfig
-    metric_info: Optional[dict[str, Any]] = None
+    min_value: FiniteFloat
+    max_value: FiniteFloat
+    open_at_min: bool = False
+    open_at_max: bool = False
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Interval:
+        if self.min_value >= self.max_value:
+            raise ValueError(f"min_value {self.min_value} must be below max_value {self.max_value}")
+        return self
+
+
+class MetricValueInfo(AdkModel):
+    model_config = ConfigDict(extra="ignore")
+
+    interval: Optional[Interval] = None
+
+
+class MetricInfo(AdkModel):
+    """ADK's MetricInfo; the registry names the metric, so `metric_name` is optional here."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    metric_name: Optional[str] = None
+    description: Optional[str] = None
+    metric_value_info: MetricValueInfo = Field(default_factory=MetricValueInfo)
+
+
+DEFAULT_INTERVAL = Interval(min_value=0.0, max_value=1.0)  # ADK's, when metric_info gives none
+
+USER_METRIC_FORMS = ("code_config", "custom_function", "custom_function_file", "command")
+
+
+class CustomMetricConfig(AdkModel):
+    """One user metric, in exactly one form: ADK's `code_config` (a dotted path to
+    fn(eval_metric, actual, expected, scenario)), agents-cli's `custom_function` (inline source
+    defining `evaluate(instance)`) or `custom_function_file`, or our `command` (a program
+    reading one case as JSON on stdin). docs/metrics.md "Your own metrics"."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    code_config: Optional[CodeConfig] = None
+    custom_function: Optional[str] = None
+    custom_function_file: Optional[str] = None
+    command: Optional[list[str]] = Field(default=None, min_length=1)
+    remote_custom_function: Optional[Any] = None
+    timeout_seconds: float = Field(default=30.0, gt=0)
+    metric_info: Optional[MetricInfo] = None
     description: str = ""
+
+    @model_validator(mode="after")
+    def _one_form(self) -> CustomMetricConfig:
+        if self.remote_custom_function is not None:
+            raise ValueError(
+                "remote_custom_function is not run here: it calls a deployed service with the "
+                "agent's outputs, which a CI gate cannot reproduce or fingerprint; use custom_function, "
+                "custom_function_file, code_config or command"
+            )
+        given = [form for form in USER_METRIC_FORMS if getattr(self, form) is not None]
+        if len(given) != 1:
+            raise ValueError(f"give exactly one of {', '.join(USER_METRIC_FORMS)}; got {', '.join(given) or 'none'}")
+        return self
+
+    @property
+    def form(self) -> str:
+        return next(form for form in USER_METRIC_FORMS if getattr(self, form) is not None)
+
+    @property
+    def interval(self) -> Optional[Interval]:
+        """The declared interval; ADK's [0, 1] for a code_config without one (as google-adk
+        registers it); None (any finite number) for the other forms: agents-cli declares none
+        and its scaffold's judge scores 1 to 5."""
+        info = self.metric_info
+        declared = info.metric_value_info.interval if info else None
+        return declared or (DEFAULT_INTERVAL if self.code_config is not None else None)
 
 
 class LiveModelConfig(AdkModel):

@@ -14,6 +14,7 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 
 from ._base import StrictModel
 from .arg_rules import ToolArgs, check_tool_args
+from .eval_config import CustomMetricConfig
 from .remote_agent import RemoteAgentConfig
 from .settings import GateSettings, JudgeSettings, ModelPrice
 
@@ -65,6 +66,9 @@ class SuiteConfig(StrictModel):
     # Metrics added to every eval set's eval config (replacing one of the same name), so that
     # options google-adk would not understand stay out of test_config.json (docs/metrics.md).
     criteria: dict[str, Any] = Field(default_factory=dict)
+    # The suite's own metrics (docs/metrics.md, "Your own metrics"), named under `criteria`;
+    # paths are relative to agenteval.yaml.
+    custom_metrics: dict[str, CustomMetricConfig] = Field(default_factory=dict)
     # Tool-argument rules for the suite's tool_trajectory_alignment_score / tool_argument_match_score.
     tool_args: ToolArgs = Field(default_factory=dict)
 

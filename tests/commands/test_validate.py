@@ -159,10 +159,13 @@ def test_a_served_agent_run_would_fail_is_invalid(tmp_path, capsys):
     assert "start: `no-such-program-agenteval` is not installed here" in capsys.readouterr().err
 
 
-def test_a_criterion_naming_a_declared_custom_metric_says_custom_metrics_are_unsupported(tmp_path, capsys):
-    custom = {"my_metric": {"code_config": {"name": "metrics.my_metric"}}}
+def test_a_criterion_naming_a_declared_custom_metric_is_valid_and_a_missing_function_is_named(tmp_path, capsys):
+    (tmp_path / "metrics.py").write_text("def my_metric(eval_metric, actual, expected, scenario):\n    return None\n")
+    custom = {"my_metric": {"code_config": {"name": "metrics.my_metric"}}, "gone": {"code_config": {"name": "metrics.gone"}}}
     _write(tmp_path / "test_config.json", {"criteria": {"my_metric": 0.5}, "custom_metrics": custom})
     _write(tmp_path / "good.evalset.json", {"eval_set_id": "s", "eval_cases": [GOOD_CASE]})
+    assert main(["validate", str(tmp_path)]) == 0
+    _write(tmp_path / "test_config.json", {"criteria": {"my_metric": 0.5, "gone": 0.5}, "custom_metrics": custom})
     assert main(["validate", str(tmp_path)]) == 2
     out = capsys.readouterr().out
-    assert "$.criteria.my_metric: custom metric 'my_metric' (declared at $.custom_metrics.my_metric) is not supported yet" in out
+    assert "$.custom_metrics.gone.code_config.name: " in out and "defines no function 'gone'" in out

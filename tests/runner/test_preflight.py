@@ -46,6 +46,15 @@ def _persona_without_placeholder(root: Path) -> None:
     _write(root / "evals" / "a.evalset.json", {"eval_set_id": "a", "eval_cases": [STATIC_CASE, PERSONA_CASE]})
 
 
+def _user_metric_problems(root: Path) -> None:
+    (root / "evals" / "my_metrics.py").write_text("def other(*args):\n    return None\n")
+    custom = {"code": {"code_config": {"name": "my_metrics.score"}},
+              "inline": {"custom_function": "def evaluat(instance):\n    return 1\n"},
+              "program": {"command": ["no-such-program-agenteval", "metric.js"]}}
+    _write(root / "evals" / "test_config.json", {"criteria": {"tool_trajectory_avg_score": 1.0, "code": 0.5, "inline": 0.5, "program": 0.5},
+                                                 "custom_metrics": custom})
+
+
 def _dotenv_not_utf8(root: Path) -> None:
     (root / ".env").write_bytes(b"GOOGLE_API_KEY=\xff\xfe\n")
 
@@ -63,6 +72,7 @@ def _baseline_unreadable(root: Path) -> None:
 CHECKED: dict[str, Callable[[Path], None]] = {
     "no_gated_metric": _criteria_unwrapped,
     "persona_without_placeholder": _persona_without_placeholder,
+    "user_metric_problems": _user_metric_problems,
 }
 # What run reads for a project's suites before their cases.
 READ_FOR_THE_SUITES: dict[str, Callable[[Path], None]] = {

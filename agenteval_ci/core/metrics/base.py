@@ -72,8 +72,11 @@ class MetricSpec:
     # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
     # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
     prompts: tuple[str, ...] = ()
-    # A judged metric whose prompt is the user's (a template): its hash stands for `prompts`'.
-    prompt_text_hash: str = ""
+    # A user's metric (core/metrics/user.py, or a judge from a template: llm_template.py): the hash of its code, its judge fingerprint's prompt
+    # (core/judge_fingerprint.py), so an edit of the metric is told apart from a change of the agent.
+    user_code_hash: str = ""
+    # ... and the interval it declares, when finite: the gate's tolerance is a share of its width.
+    user_interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

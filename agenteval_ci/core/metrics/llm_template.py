@@ -200,4 +200,5 @@ def template_spec(metric: TemplateMetric) -> MetricSpec:
 
     description = metric.description or "Your judge metric from a prompt template."
     return MetricSpec(metric.name, LlmAsAJudgeCriterion, evaluate, description, needs_expected=metric.needs_expected, judged=True,
-                      prompt_text_hash=metric.prompt_hash)
+                      user_code_hash=metric.prompt_hash,
+                      user_interval=(metric.scale.low, metric.scale.high))
