@@ -23,6 +23,7 @@ from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem
 from ..schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, ToolArgsCriterion
 from ..schema.arg_rules import ToolArgs
+from ..schema.eval_config import ManagedCriterion
 from ..schema.eval_set import EvalCase
 from ..schema.problems import problems_from
 from .readers import read_json
@@ -143,11 +144,13 @@ def with_tool_args(config: LoadedEvalConfig, tool_args: ToolArgs) -> LoadedEvalC
 
 def judged_by(config: LoadedEvalConfig, model: str) -> LoadedEvalConfig:
     """`config` with every judged criterion asking `model` (agenteval.yaml's `judge.model`, a
-    `--judge-model` flag). The metrics' config fingerprints do not change: they leave the judge out."""
+    `--judge-model` flag). The metrics' config fingerprints do not change: they leave the judge out.
+    A managed metric keeps its judge: only the evaluation service scores it."""
     swapped = []
     for metric in config.metrics:
         options = getattr(metric.criterion, "judge_model_options", None)
-        if metric.spec.judged and options is not None and options.judge_model != model:
+        managed = isinstance(metric.criterion, ManagedCriterion)
+        if metric.spec.judged and not managed and options is not None and options.judge_model != model:
             criterion = metric.criterion.model_copy(update={"judge_model_options": options.model_copy(update={"judge_model": model})})
             swapped.append(ConfiguredMetric(metric.spec, criterion, metric.fingerprint))
     return with_metrics(config, swapped) if swapped else config

@@ -9,9 +9,9 @@ is caught and an unused key is warned about.
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, Optional, Union
+from typing import Any, ClassVar, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field, FiniteFloat, field_validator
+from pydantic import ConfigDict, Field, FiniteFloat, field_validator, model_validator
 
 from ._base import AdkModel, OpenAdkModel
 from .arg_rules import ToolArgs, check_tool_args
@@ -19,6 +19,8 @@ from .eval_set import Rubric
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
 MAX_NUM_SAMPLES = 100  # judge samples per turn (docs/config.md)
+# The judge "model" of a managed metric: the Gen AI evaluation service's spec, `vertex_eval/<spec name>`.
+MANAGED_PREFIX = "vertex_eval"
 
 
 class JudgeModelOptions(AdkModel):
@@ -49,6 +51,34 @@ class SafetyCriterion(BaseCriterion):
     """ADK's safety_v1 takes a plain threshold; the judge options are ours (one sample by default)."""
 
     judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
+
+
+class ManagedCriterion(BaseCriterion):
+    """A managed metric (agents-cli's built-in ones): the Gen AI evaluation service judges it
+    with its own model, so the judge is the service's metric spec, `vertex_eval/<spec name>`,
+    asked once per turn. `judge_model` may pin another version of the same metric
+    (`vertex_eval/general_quality_v1`); nothing else can judge it."""
+
+    spec_name: ClassVar[str] = ""  # the service's spec the released client resolves the name to
+    judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
+
+    @model_validator(mode="after")
+    def _judged_by_the_service(self) -> "ManagedCriterion":
+        options = self.judge_model_options
+        if "judge_model" not in options.model_fields_set:
+            options = options.model_copy(update={"judge_model": f"{MANAGED_PREFIX}/{self.spec_name}"})
+        if "num_samples" not in options.model_fields_set:
+            options = options.model_copy(update={"num_samples": 1})
+        if not options.judge_model.startswith(f"{MANAGED_PREFIX}/"):
+            raise ValueError(f"a managed metric is judged by the Gen AI evaluation service: judge_model must be "
+                             f"{MANAGED_PREFIX}/<spec name> (such as {MANAGED_PREFIX}/{self.spec_name}), not {options.judge_model!r}")
+        self.__dict__["judge_model_options"] = options
+        return self
+
+
+def managed_criterion(spec_name: str) -> type[ManagedCriterion]:
+    """The criterion of the managed metric whose spec is `spec_name` (its default judge)."""
+    return type(f"ManagedCriterion[{spec_name}]", (ManagedCriterion,), {"spec_name": spec_name, "__module__": __name__})
 
 
 class CoherenceCriterion(BaseCriterion):
