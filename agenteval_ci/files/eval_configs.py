@@ -26,7 +26,8 @@ from ..schema.arg_rules import ToolArgs
 from ..schema.eval_config import ManagedCriterion
 from ..schema.eval_set import EvalCase
 from ..schema.problems import problems_from
-from .readers import read_json
+from .agents_cli_config import criteria_of, is_agents_cli_config
+from .readers import parse_yaml, read_json, read_text
 
 
 @dataclass(frozen=True)
@@ -39,11 +40,14 @@ class LoadedEvalConfig:
 
 
 def load_eval_config(path: str | Path | None) -> LoadedEvalConfig:
-    """A config file, or ADK's defaults when `path` is None."""
+    """A config file (ADK's, or agents-cli's `eval_config.yaml`: agents_cli_config.py), or
+    ADK's defaults when `path` is None."""
     if path is None:
         return _resolve(None, DEFAULT_EVAL_CONFIG, dict(DEFAULT_EVAL_CONFIG.criteria))
     name = Path(path).as_posix()
-    data = read_json(path)
+    data = parse_yaml(name, read_text(path)) if Path(path).suffix.lower() in (".yaml", ".yml") else read_json(path)
+    if is_agents_cli_config(data):
+        return _resolve(name, EvalConfig(), criteria_of(name, data))
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", f"an eval config must be an object with `criteria`, got {type(data).__name__}"))
     raw_criteria = data.get("criteria", {}) if isinstance(data.get("criteria", {}), dict) else None

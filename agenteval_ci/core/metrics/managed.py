@@ -133,8 +133,15 @@ def _reference(inp: MetricInput, index: int) -> Optional[Content]:
 async def _per_turn(inp: MetricInput, name: str, needs_reference: bool) -> MetricRun:
     if needs_reference and inp.expected is not None and len(inp.expected) != len(inp.actual):
         return not_evaluated(f"the agent produced {len(inp.actual)} invocation(s) but the case expects {len(inp.expected)}")
-    turns = await asyncio.gather(*(_score(inp, name, [turn], _reference(inp, index)) for index, turn in enumerate(inp.actual)))
+    turns = await asyncio.gather(*(_score_turn(inp, name, index, needs_reference) for index in range(len(inp.actual))))
     return mean_run(list(turns), inp.criterion.threshold)
+
+
+async def _score_turn(inp: MetricInput, name: str, index: int, needs_reference: bool) -> InvocationScore:
+    reference = _reference(inp, index)
+    if needs_reference and reference is None:
+        return not_evaluated_turn(f"{name} needs the case's reference response (the expected turn's final_response)")
+    return await _score(inp, name, [inp.actual[index]], reference)
 
 
 async def _whole_conversation(inp: MetricInput, name: str) -> MetricRun:
