@@ -177,3 +177,22 @@ def test_another_judge_for_a_managed_metric_is_refused_naming_the_file_and_path(
     assert main(["validate", str(config)]) == 2
     shown = capsys.readouterr().out
     assert "evals/test_config.json at $.criteria.general_quality" in shown and "judge_model must be vertex_eval/" in shown
+
+
+def test_a_multi_turn_metric_judges_the_whole_conversation_once(tmp_path, monkeypatch):
+    config = write_project(tmp_path, {"multi_turn_task_success": 0.5})
+    eval_set = tmp_path / "evals" / "lights.evalset.json"
+    conversation = [{"user_content": {"role": "user", "parts": [{"text": f"Turn off light {i}"}]},
+                     "final_response": {"role": "model", "parts": [{"text": f"Light {i} is off."}]}} for i in (1, 2)]
+    eval_set.write_text(json.dumps({"eval_set_id": "lights", "eval_cases": [{"eval_id": "both", "conversation": conversation}]}))
+    with FakeEvaluationService(scorer=by_light) as fake:
+        code, results = run(config, monkeypatch, fake.env(tmp_path))
+    [request] = fake.evaluations
+    assert request.spec == "multi_turn_task_success_v1"
+    assert [turn["turn_index"] for turn in request.body["instance"]["agent_eval_data"]["turns"]] == [0, 1]
+    prompts = request.body["instance"]["prompt"]["contents"]["contents"]
+    assert [p["parts"][0]["text"] for p in prompts] == ["Turn off light 1", "Turn off light 2"]
+    result = metric(results, "multi_turn_task_success")
+    assert result["score"] == 0.25  # the last turn's response is graded: light 2
+    first, last = result["runs"][0]["per_invocation"]
+    assert first["status"] == "NOT_EVALUATED" and "whole conversation" in first["reason"] and last["score"] == 0.25
