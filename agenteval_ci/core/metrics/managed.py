@@ -47,9 +47,9 @@ def read_result(text: str) -> Union[ServiceScore, Unreadable]:
         return Unreadable(f"malformed metric result: {error}")
     if not isinstance(result, dict):
         return Unreadable("the metric result is not an object")
-    error = result.get("error")
-    if isinstance(error, dict) and error.get("code"):
-        return Unreadable(f"the evaluation service's error {error.get('code')}: {error.get('message', '')}")
+    failure = result.get("error")
+    if isinstance(failure, dict) and failure.get("code"):
+        return Unreadable(f"the evaluation service's error {failure.get('code')}: {failure.get('message', '')}")
     score = result.get("score")
     if isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score):
         return Unreadable(f"no score in the metric result (score is {score!r})")

@@ -88,7 +88,7 @@ def build_client(route: Route, access: JudgeAccess, timeout_seconds: float) -> U
             if access.credentials_file:
                 credentials, _ = google.auth.load_credentials_from_file(access.credentials_file, scopes=[CLOUD_SCOPE])  # type: ignore[no-untyped-call]
             else:
-                credentials, _ = google.auth.default(scopes=[CLOUD_SCOPE])  # type: ignore[no-untyped-call]
+                credentials, _ = google.auth.default(scopes=[CLOUD_SCOPE])
     except auth_errors.GoogleAuthError as error:
         return CallFailed(f"judge credentials failed: {ADC_HINT} ({type(error).__name__}: {error})", credentials=True)
     return Client(credentials, timeout_seconds)
