@@ -25,6 +25,13 @@ AGENT = """
 def agent(text, session):
     return {"response": "Paris." if "France" in text else "I can look up weather and time."}
 """
+CAPITAL_FROM_FILE = """
+from pathlib import Path
+
+def agent(text, session):
+    capital = Path(__file__).with_name("capital.txt").read_text()
+    return {"response": capital if "France" in text else "I can look up weather and time."}
+"""
 
 
 def agents_cli_project(root: Path, eval_config: str) -> Path:
@@ -91,3 +98,24 @@ def test_the_json_form_is_read_too(tmp_path):
     loaded = load_eval_config(config)
     judged = {m.name: m.criterion.judge_model_options.judge_model for m in loaded.metrics if m.spec.judged}
     assert judged == {"multi_turn_task_success": "vertex_eval/multi_turn_task_success_v1", "safety": "vertex_eval/safety_v3"}
+
+
+def test_a_managed_metric_catches_a_regression_against_the_baseline_and_its_revert_is_green(tmp_path, monkeypatch):
+    config = agents_cli_project(tmp_path, "metrics_to_run:\n  - general_quality\n")
+    # the agent reads its answer at each call: an in-process agent module is imported once
+    (tmp_path / "agent.py").write_text(CAPITAL_FROM_FILE)
+    (tmp_path / "capital.txt").write_text("Paris.")
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    with FakeEvaluationService(scorer=by_answer) as fake:
+        for name, value in fake.env(tmp_path).items():
+            monkeypatch.setenv(name, value)
+        assert main(["run", "--config", str(config)]) == 0  # first run: thresholds of 0 only
+        assert main(["accept", "--config", str(config)]) == 0
+        (tmp_path / "capital.txt").write_text("Lyon.")  # the scripted regression
+        assert main(["run", "--config", str(config)]) == 1  # capital_lookup: 1.0 -> 0.5
+        results = json.loads((tmp_path / ".agenteval" / "results.json").read_text())
+        assert {c["eval_id"]: c["metrics"]["general_quality"]["score"] for c in results["cases"]} == {"greeting": 0.5, "capital_lookup": 0.5}
+        (tmp_path / "capital.txt").write_text("Paris.")  # its revert
+        assert main(["run", "--config", str(config)]) == 0
