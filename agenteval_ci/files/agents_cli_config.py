@@ -21,7 +21,7 @@ from ..core.metrics.registry import MANAGED_SPECS
 from ..errors import InputError, Problem
 from ..schema.eval_config import MANAGED_PREFIX
 
-KEYS = ("metrics_to_run", "custom_metrics")
+FILE_NAMES = ("eval_config.yaml", "eval_config.yml")  # what `agents-cli create` names it (its JSON form: eval_config.json)
 DEFAULT_THRESHOLD = 0.0  # agents-cli has none: the baseline is the gate
 _VERSIONED = re.compile(r"(?P<base>.+)_v(?P<version>\d+)")
 # A custom_metrics entry with one of these defines a metric of its own (agents-cli's rule).

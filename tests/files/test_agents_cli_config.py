@@ -119,3 +119,18 @@ def test_a_managed_metric_catches_a_regression_against_the_baseline_and_its_reve
         assert {c["eval_id"]: c["metrics"]["general_quality"]["score"] for c in results["cases"]} == {"greeting": 0.5, "capital_lookup": 0.5}
         (tmp_path / "capital.txt").write_text("Paris.")  # its revert
         assert main(["run", "--config", str(config)]) == 0
+
+
+def test_validate_checks_agents_cli_eval_config_named_or_found_in_a_folder(tmp_path, capsys):
+    folder = tmp_path / "tests" / "eval"
+    folder.mkdir(parents=True)
+    (folder / "eval_config.yaml").write_text("metrics_to_run:\n  - general_quality\n")
+    assert main(["validate", str(folder / "eval_config.yaml")]) == 0
+    assert "eval config, 1 criteria" in capsys.readouterr().out
+    (folder / "eval_config.yaml").write_text("metrics_to_run:\n  - general_qualty\n")
+    assert main(["validate", str(tmp_path)]) == 2
+    assert "eval_config.yaml at $.metrics_to_run[0]: unknown metric 'general_qualty'" in capsys.readouterr().out
+    (folder / "eval_config.yaml").unlink()
+    (folder / "eval_config.json").write_text(json.dumps({"metrics_to_run": ["nope"]}))
+    assert main(["validate", str(folder / "eval_config.json")]) == 2
+    assert "eval_config.json at $.metrics_to_run[0]: unknown metric 'nope'" in capsys.readouterr().out
