@@ -196,3 +196,12 @@ def test_a_multi_turn_metric_judges_the_whole_conversation_once(tmp_path, monkey
     assert result["score"] == 0.25  # the last turn's response is graded: light 2
     first, last = result["runs"][0]["per_invocation"]
     assert first["status"] == "NOT_EVALUATED" and "whole conversation" in first["reason"] and last["score"] == 0.25
+
+
+def test_a_request_the_service_refuses_is_not_retried_and_says_why(tmp_path, monkeypatch):
+    config = write_project(tmp_path, {"grounding": 0.5})
+    with FakeEvaluationService(scorer=lambda request: Fault(400, "grounding_v2 needs context in the instance")) as fake:
+        code, results = run(config, monkeypatch, fake.env(tmp_path))
+    assert code == 1 and len(fake.evaluations) == 3  # one request per case: a 400 would be refused again
+    result = metric(results, "grounding")
+    assert result["status"] == "NOT_EVALUATED" and "HTTP 400: grounding_v2 needs context" in result["reason"]
