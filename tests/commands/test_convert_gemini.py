@@ -5,7 +5,6 @@ case by case, and the result read back by the same readers `run` uses."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from agenteval_ci.cli import main
 from agenteval_ci.files.eval_sets import load_eval_set

@@ -134,3 +134,26 @@ def test_validate_checks_agents_cli_eval_config_named_or_found_in_a_folder(tmp_p
     (folder / "eval_config.json").write_text(json.dumps({"metrics_to_run": ["nope"]}))
     assert main(["validate", str(folder / "eval_config.json")]) == 2
     assert "eval_config.json at $.metrics_to_run[0]: unknown metric 'nope'" in capsys.readouterr().out
+
+
+def test_traces_agents_cli_generated_are_scored_by_managed_metrics_with_no_agent_run(tmp_path, monkeypatch):
+    """The traces' shape is what `agents-cli eval generate --dataset basic-dataset.json` writes:
+    the dataset's cases with the agent's events in agent_data.turns."""
+    agents_cli_project(tmp_path, "metrics_to_run:\n  - general_quality\n")
+    def traced(case: dict, answer: str) -> dict:
+        events = [{"author": "user", "content": case["prompt"]}, {"author": "my_agent", "content": {"role": "model", "parts": [{"text": answer}]}}]
+        return {"eval_case_id": case["eval_case_id"], "agent_data": {"turns": [{"turn_index": 0, "events": events}]}}
+    greeting, capital = DATASET["eval_cases"]
+    traces = tmp_path / "traces.json"
+    traces.write_text(json.dumps({"eval_cases": [traced(greeting, "I can help."), traced(capital, "Paris.")]}))
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    with FakeEvaluationService(scorer=by_answer) as fake:
+        for name, value in fake.env(tmp_path).items():
+            monkeypatch.setenv(name, value)
+        code = main(["score", str(tmp_path / "tests/eval/datasets/basic-dataset.json"), "--actual", str(traces),
+                     "--eval-config", str(tmp_path / "tests/eval/eval_config.yaml"), "--json", str(tmp_path / "r.json"),
+                     "--judge-cache-dir", str(tmp_path / "cache")])
+    results = {case["eval_id"]: case["metrics"] for case in json.loads((tmp_path / "r.json").read_text())["cases"]}
+    assert (code, results["capital_lookup"]["general_quality"]["score"], results["greeting"]["general_quality"]["score"]) == (0, 1.0, 0.5)
+    assert [r.body["instance"]["agent_eval_data"]["turns"][0]["events"][-1]["author"] for r in fake.evaluations] == ["model", "model"]
