@@ -72,7 +72,7 @@ class ManagedCriterion(BaseCriterion):
         if not options.judge_model.startswith(f"{MANAGED_PREFIX}/"):
             raise ValueError(f"a managed metric is judged by the Gen AI evaluation service: judge_model must be "
                              f"{MANAGED_PREFIX}/<spec name> (such as {MANAGED_PREFIX}/{self.spec_name}), not {options.judge_model!r}")
-        self.__dict__["judge_model_options"] = options
+        self.judge_model_options = options
         return self
 
 

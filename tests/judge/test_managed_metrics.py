@@ -26,6 +26,7 @@ def agent(text, session):
 
 
 def write_project(root: Path, criteria: dict, judge: str = "") -> Path:
+    root.mkdir(parents=True, exist_ok=True)
     (root / "agent.py").write_text(AGENT)
     cases = [{
         "eval_id": f"case{i}",
@@ -205,3 +206,15 @@ def test_a_request_the_service_refuses_is_not_retried_and_says_why(tmp_path, mon
     assert code == 1 and len(fake.evaluations) == 3  # one request per case: a 400 would be refused again
     result = metric(results, "grounding")
     assert result["status"] == "NOT_EVALUATED" and "HTTP 400: grounding_v2 needs context" in result["reason"]
+
+
+def test_the_endpoint_of_agenteval_yaml_is_used_and_a_url_that_is_none_is_not_evaluated(tmp_path, monkeypatch):
+    with FakeEvaluationService(scorer=by_light) as fake:
+        env = {**fake.env(tmp_path), "GOOGLE_VERTEX_BASE_URL": "http://127.0.0.1:9"}  # nothing listens there
+        config = write_project(tmp_path / "a", {"general_quality": 0.5}, judge=f"  providers:\n    vertex_eval:\n      base_url: {fake.root_url}\n")
+        run(config, monkeypatch, env)
+        assert len(fake.evaluations) == 3
+        config = write_project(tmp_path / "b", {"general_quality": 0.5}, judge="  providers:\n    vertex_eval:\n      base_url: 'ftp://127.0.0.1'\n")
+        code, results = run(config, monkeypatch, env)
+    result = metric(results, "general_quality")
+    assert code == 1 and result["status"] == "NOT_EVALUATED" and "cannot be asked" in result["reason"]

@@ -103,6 +103,8 @@ async def generate(client: Client, route: Route, config: Optional[dict[str, Any]
     try:
         async with httpx.AsyncClient(timeout=client.timeout_seconds, verify=client.tls) as http:
             response = await http.post(f"{route.base_url}:evaluateInstances", content=prompt.encode(), headers=headers)
+    except (httpx.UnsupportedProtocol, httpx.InvalidURL) as error:  # a base URL that is no http(s) URL: every call would fail alike
+        return CallFailed(f"the evaluation service's URL {route.base_url!r} cannot be asked ({type(error).__name__}: {error})")
     except httpx.TransportError as error:
         return CallFailed(f"transport error {type(error).__name__}: {error or 'connection failed'}", retryable=True)
     if response.status_code != 200:
