@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Union
 from urllib.parse import parse_qs, urlsplit
 
 from cryptography.hazmat.primitives import serialization
@@ -147,6 +147,3 @@ def _error_body(fault: Fault) -> dict[str, Any]:
     """Google's error shape."""
     return {"error": {"code": fault.status, "message": fault.message, "status": STATUS.get(fault.status, "UNKNOWN")}}
 
-
-def start(scorer: Optional[Callable[[EvalRequest], Reply]] = None) -> FakeEvaluationService:
-    return FakeEvaluationService(scorer or (lambda request: scored(1.0))).start()
