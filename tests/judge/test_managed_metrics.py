@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
+from agenteval_ci.core.judge_fingerprint import prompt_hash
 from tests.fakes.loopback import Fault
 from tests.fakes.vertex_eval import EvalRequest, FakeEvaluationService, metric_error, missing_score, scored
 
@@ -87,6 +88,7 @@ def test_a_managed_metric_is_scored_by_the_evaluation_service_as_agents_cli_asks
     assert sorted({r.spec for r in fake.evaluations}) == ["final_response_match_v3", "general_quality_v2"]
     judge = metric(results, "general_quality")["judge"]
     assert judge["provider"] == "vertex_eval" and judge["model"] == "vertex_eval/general_quality_v2" and judge["num_samples"] == 1
+    assert judge["prompt"] == prompt_hash(("metrics/managed.py",))  # a change to what we send is a changed judge
 
 
 def test_without_credentials_managed_metrics_are_not_evaluated_and_the_gate_fails_closed(tmp_path, monkeypatch):

@@ -218,7 +218,8 @@ _SPECS = [
 
 _SPECS += [
     MetricSpec(name, managed_criterion(spec), _deferred("managed", "metric", name, name in NEEDS_REFERENCE),
-               f"Managed (Gen AI evaluation service, {spec}): {description}.", needs_expected=name in NEEDS_REFERENCE, judged=True)
+               f"Managed (Gen AI evaluation service, {spec}): {description}.", needs_expected=name in NEEDS_REFERENCE, judged=True,
+               prompts=("metrics/managed.py",))  # what the service is sent is built there: a change to it is a changed judge
     for name, (spec, description) in MANAGED_SPECS.items()
 ]
 
