@@ -17,7 +17,7 @@ from typing import Any
 import pydantic
 
 from ..core.metrics import REGISTRY
-from ..core.metrics.registry import MANAGED_SPECS
+from ..core.metrics.managed_specs import MANAGED_SPECS
 from ..errors import InputError, Problem
 from ..schema.eval_config import MANAGED_PREFIX
 

@@ -1,7 +1,7 @@
 """agents-cli's managed metrics, scored by Google's Gen AI evaluation service.
 
 agents-cli (google-agents-cli 1.11) hands a `metrics_to_run` name it does not define itself to
-Vertex AI's evals client, which resolves it to a predefined metric spec (registry.MANAGED_SPECS:
+Vertex AI's evals client, which resolves it to a predefined metric spec (managed_specs.MANAGED_SPECS:
 the latest version the client knows, or the version its loader pins)
 and sends each eval case to `evaluateInstances` as one instance: the prompt, the agent's
 final response, the reference response when the case has one, and the agent's events as
@@ -152,7 +152,7 @@ async def _whole_conversation(inp: MetricInput, name: str) -> MetricRun:
 
 
 def metric(name: str, needs_reference: bool) -> Callable[[MetricInput], Awaitable[MetricRun]]:
-    """The managed metric `name` (a row of registry.MANAGED_SPECS)."""
+    """The managed metric `name` (a row of managed_specs.MANAGED_SPECS)."""
 
     async def evaluate(inp: MetricInput) -> MetricRun:
         if not inp.actual:
