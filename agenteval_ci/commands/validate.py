@@ -1,9 +1,9 @@
 """`agenteval validate PATH...`: check eval sets, configs and agenteval.yaml; a pre-commit hook.
 
 Folders are searched recursively for agenteval.yaml, *.test.json, *.evalset.json,
-test_config.json, eval_config.json, agents-cli's eval_config.yaml and *.session.json. A file is
-told apart by what it holds: an object with a config's keys (`criteria`, `metrics_to_run`, ...)
-is an eval config whatever its name; any other .yaml/.yml file is a project file. What `run` would reject without running the agent is
+test_config.json, eval_config.json and *.session.json. A file is told apart by what it holds:
+an object with a config's keys (`criteria`, ...) is an eval config whatever its name; a
+.yaml/.yml file is a project file. What `run` would reject without running the agent is
 reported: a project's suites are resolved as `run` resolves them (globs, eval sets, configs,
 argument rules against the expected tools, thresholds) and each suite's agent must exist (for
 an agent served over HTTP: its config, agents.remote_agent_problems); an
@@ -37,6 +37,7 @@ from ._common import Done, Verbosity, applies_verbosity, files_in, print_warning
 from .convert import read_session
 
 _EVAL_SET_PATTERNS = ("*.test.json", "*.evalset.json")
+# agents-cli's eval_config.yaml is searched for too, and told from a project file by its keys (check_file)
 _PATTERNS = (DEFAULT_PROJECT_FILE, *_EVAL_SET_PATTERNS, *CONFIG_NAMES, *AGENTS_CLI_CONFIG_NAMES, "*.session.json")
 _PROJECT_SUFFIXES = (".yaml", ".yml")
 
