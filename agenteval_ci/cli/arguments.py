@@ -335,12 +335,15 @@ def validate(args: argparse.Namespace) -> Done:
 
 
 def convert_flags(parser: argparse.ArgumentParser) -> None:
-    from ..commands.convert import SESSION_FILE_NAME
+    from ..commands.convert import SESSION_FILE_NAME, TARGETS
 
     parser.add_argument("paths", nargs="+", metavar="PATH", help="legacy .test.json files, or folders to search for them")
     parser.add_argument("--initial-session", metavar="FILE",
                         help=f"the session every case starts from, as AgentEvaluator's initial_session_file (default: {SESSION_FILE_NAME} beside each file, when present)")
     parser.add_argument("--force", action="store_true", help="overwrite an existing .evalset.json that differs")
+    parser.add_argument("--to", choices=TARGETS, default="evalset",
+                        help="evalset (default): legacy .test.json files, or Gemini-platform datasets named as files, to EvalSets; "
+                             "gemini: EvalSets (*.evalset.json) to Gemini-platform datasets (NAME.dataset.json), saying what does not map")
     add_config_flag(parser)
 
 
@@ -348,7 +351,7 @@ def convert(args: argparse.Namespace) -> Done:
     from ..commands.convert import ConvertSettings, convert
 
     return convert(ConvertSettings(paths=_tuple(args.paths), initial_session=args.initial_session, force=args.force, config=args.config,
-                                   verbosity=_verbosity(args)))
+                                   to=args.to, verbosity=_verbosity(args)))
 
 
 # ---------------------------------------------------------------- rejudge, judge-agreement

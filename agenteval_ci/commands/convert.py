@@ -1,5 +1,7 @@
-"""`agenteval convert PATH... [--initial-session FILE] [--force] [--config YAML]`: legacy
-`.test.json` files to EvalSet files, and the project moved over to them.
+"""`agenteval convert PATH... [--initial-session FILE] [--force] [--config YAML] [--to evalset|gemini]`:
+legacy `.test.json` files to EvalSet files, and the project moved over to them; EvalSets to
+Gemini-platform datasets (`--to gemini`, NAME.dataset.json) and such datasets back to EvalSets,
+each saying what of the file does not map (the project is not edited for these).
 
 A legacy file is a list of queries (`query`, `expected_tool_use`, `reference`, ...) or the
 older list of `{name, data, initial_session}` cases. The EvalSet written beside it
@@ -30,6 +32,8 @@ from ..files.baseline_file import load_baseline, write_baseline
 from ..files.conversion import Converted, GlobEdit, SuiteFiles, carried_baseline, edited_yaml, renamed_glob, with_globs
 from ..files.discovery import find_project_file
 from ..files.eval_sets import LoadedEvalSet, load_eval_set, session_from
+from ..files.formats import gemini_dataset
+from ..files.formats.gemini_dataset import from_eval_set
 from ..files.project import eval_set_files, read_project_config
 from ..files.readers import parse_yaml, printable, read_bytes, read_json, read_text, regular_or_kind
 from ..files.writing import write_atomic
@@ -40,6 +44,8 @@ from ._common import Done, Verbosity, applies_verbosity, files_in, say
 
 SESSION_FILE_NAME = "initial.session.json"
 LEGACY_SUFFIX = ".test.json"
+DATASET_SUFFIX = ".dataset.json"  # what `--to gemini` writes
+TARGETS = ("evalset", "gemini")
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class ConvertSettings:
     initial_session: str | None = None  # default: initial.session.json beside each file, when present
     force: bool = False  # overwrite an existing .evalset.json that differs
     config: str | None = None  # agenteval.yaml to move over (default: the nearest above)
+    to: str = "evalset"  # evalset: legacy files (or Gemini-platform datasets) to EvalSets; gemini: EvalSets to datasets
     verbosity: Verbosity = Verbosity()  # -q, --log-level
 
 
@@ -106,21 +113,91 @@ def convert_file(source: Path, session_file: Optional[str], force: bool, taken: 
     other = taken.setdefault(Path(os.path.realpath(target)), source)
     if other != source:
         raise UsageError(f"{other.as_posix()} and {source.as_posix()} both convert to {target.as_posix()}; rename one of them")
-    data = eval_set_json(conversion.eval_set).encode("utf-8")
-    kind = regular_or_kind(target)
-    if kind:
-        raise UsageError(f"{target.as_posix()}: {kind}; convert writes the EvalSet there")
-    if os.path.lexists(target) and read_bytes(target) == data:
+    if not _written(source, target, eval_set_json(conversion.eval_set), force):
         return f"unchanged {target.as_posix()}", conversion
-    if os.path.lexists(target) and not force:
-        raise UsageError(f"{target.as_posix()} exists and differs from the conversion of {source.as_posix()}; pass --force to overwrite it")
-    write_atomic(target, data)
     with_session = f" with the session of {session_path.as_posix()}" if session_path else ""
     return f"wrote   {target.as_posix()} ({len(conversion.eval_set.eval_cases)} case(s) from {source.as_posix()}{with_session})", conversion
 
 
+def _written(source: Path, target: Path, text: str, force: bool) -> bool:
+    """`text` written to `target` (False: it holds exactly that already); an existing file that
+    differs is overwritten only with --force."""
+    data = text.encode("utf-8")
+    kind = regular_or_kind(target)
+    if kind:
+        raise UsageError(f"{target.as_posix()}: {kind}; convert writes the converted file there")
+    if os.path.lexists(target) and read_bytes(target) == data:
+        return False
+    if os.path.lexists(target) and not force:
+        raise UsageError(f"{target.as_posix()} exists and differs from the conversion of {source.as_posix()}; pass --force to overwrite it")
+    write_atomic(target, data)
+    return True
+
+
+# ---------------------------------------------------------------- EvalSets and Gemini-platform datasets
+
+
+def dataset_target(source: Path) -> Path:
+    return source.with_name(source.name.removesuffix(".json").removesuffix(".evalset") + DATASET_SUFFIX)
+
+
+def to_dataset(source: Path, force: bool) -> list[str]:
+    """NAME.dataset.json beside an EvalSet: the log line, then what did not map."""
+    loaded = load_eval_set(source)
+    data, lost = from_eval_set(loaded.eval_set)
+    target = dataset_target(source)
+    wrote = _written(source, target, json.dumps(data, indent=2, ensure_ascii=False) + "\n", force)
+    line = f"wrote   {target.as_posix()} ({len(data['eval_cases'])} case(s) from {source.as_posix()})" if wrote else f"unchanged {target.as_posix()}"
+    return [line, *(f"  not mapped: {what}" for what in lost)]
+
+
+def from_dataset(source: Path, force: bool) -> list[str]:
+    """NAME.evalset.json beside a Gemini-platform dataset: the log line, then what did not map."""
+    loaded = load_eval_set(source)
+    eval_set_id = eval_set_id_for(source.with_name(source.name.removesuffix(DATASET_SUFFIX).removesuffix(".json")))
+    eval_set = loaded.eval_set.model_copy(update={"eval_set_id": eval_set_id, "name": eval_set_id})
+    target = source.with_name(f"{eval_set_id}.evalset.json")
+    wrote = _written(source, target, eval_set_json(eval_set), force)
+    line = f"wrote   {target.as_posix()} ({len(eval_set.eval_cases)} case(s) from {source.as_posix()})" if wrote else f"unchanged {target.as_posix()}"
+    lost = [f"  not mapped: {w.json_path}: {w.message}" for w in loaded.warnings]
+    if _has_responses(source):
+        lost.append("  not mapped: the cases' `responses` and agent events (an agent's recorded answers): score them with "
+                    f"`agenteval score {target.as_posix()} --actual {source.as_posix()}`")
+    return [line, *lost]
+
+
+def _has_responses(source: Path) -> bool:
+    data = read_json(source)
+    cases = data.get("eval_cases", []) if isinstance(data, dict) else []
+    return any(isinstance(c, dict) and (c.get("responses") or c.get("agent_data")) for c in cases)
+
+
+def _is_dataset(source: Path) -> bool:
+    try:
+        return source.name.endswith(".json") and gemini_dataset.recognises(read_json(source))
+    except InputError:
+        return False  # reading it as a legacy file says what is wrong with it
+
+
+def _convert_formats(settings: ConvertSettings) -> Done:
+    """`--to gemini`: EvalSets to datasets; a dataset named with the default `--to evalset`: back."""
+    patterns = ["*.evalset.json"] if settings.to == "gemini" else [f"*{DATASET_SUFFIX}"]
+    failed = 0
+    for source in files_in(settings.paths, patterns):
+        try:
+            lines = to_dataset(source, settings.force) if settings.to == "gemini" else from_dataset(source, settings.force)
+            print("\n".join(lines))
+        except (InputError, UsageError) as exc:
+            failed += 1
+            print(f"FAILED  {source.as_posix()}\n" + "\n".join(f"  {line}" for line in str(exc).splitlines()))
+    return Done(EXIT_USAGE if failed else EXIT_PASSED)
+
+
 @applies_verbosity
 def convert(settings: ConvertSettings) -> Done:
+    datasets = settings.to == "evalset" and any(Path(p).is_file() and _is_dataset(Path(p)) for p in settings.paths)
+    if settings.to == "gemini" or datasets:
+        return _convert_formats(settings)
     files = files_in(settings.paths, [f"*{LEGACY_SUFFIX}"])
     if not files:
         raise UsageError(f"no *{LEGACY_SUFFIX} files in " + ", ".join(settings.paths))

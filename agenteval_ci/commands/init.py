@@ -61,6 +61,11 @@ _SKIPPED = {"node_modules", "site-packages", "__pycache__", "venv", "env", "buil
 _MAX_DEPTH = 14
 _AGENT_DEFINITION = re.compile(r"^\s*(root_agent\s*[:=]|app\s*[:=]\s*App\(|(async\s+)?def\s+get_agent_async\b)", re.M)
 _EVAL_SUFFIXES = (".evalset.json", ".test.json")
+# An agents-cli project (google-agents-cli 1.11's `agents-cli create`): its manifest, and where
+# it keeps its Gemini-platform datasets and eval config, relative to the manifest (Python, Go).
+AGENTS_CLI_MANIFEST = "agents-cli-manifest.yaml"
+AGENTS_CLI_DATASETS = ("tests/eval/datasets", "eval/datasets")
+AGENTS_CLI_CONFIGS = tuple(f"{folder}/eval_config.{suffix}" for folder in ("tests/eval", "eval") for suffix in ("yaml", "yml", "json"))
 
 
 @dataclass(frozen=True)
@@ -84,7 +89,8 @@ class Layout:
     served: list[ServedProject] = field(default_factory=list)  # ADK apps in other languages, served over HTTP
     eval_files: list[str] = field(default_factory=list)  # *.evalset.json and *.test.json
     legacy_files: list[str] = field(default_factory=list)  # the .test.json files in ADK's old list format
-    configs: list[str] = field(default_factory=list)  # test_config.json / eval_config.json
+    configs: list[str] = field(default_factory=list)  # test_config.json / eval_config.json / agents-cli's eval_config.yaml
+    agents_cli: list[str] = field(default_factory=list)  # folders holding agents-cli-manifest.yaml
     sources: list[str] = field(default_factory=list)  # source files (files/project_scan.py reads them)
     unreadable: list[str] = field(default_factory=list)  # folders that could not be searched, and why
 
@@ -172,9 +178,12 @@ def detect(root: Path) -> Layout:
             layout.agents.append(str(posix))
         if any(name in files for name in MANIFESTS):
             manifests.append((posix, files))
+        if AGENTS_CLI_MANIFEST in files:
+            layout.agents_cli.append(str(posix))
+            layout.configs += _agents_cli_config(root, posix)
         for name in files:
             rel = str(posix / name)
-            if name.endswith(_EVAL_SUFFIXES):
+            if name.endswith(_EVAL_SUFFIXES) or _agents_cli_dataset(layout, posix, name):
                 layout.eval_files.append(rel)
                 if name.endswith(".test.json") and _is_legacy(root / rel):
                     layout.legacy_files.append(rel)
@@ -188,6 +197,18 @@ def detect(root: Path) -> Layout:
         layout.served += [python_served(agent, pin, install_command(root), port=8000 + n) for n, agent in enumerate(layout.agents)]
         layout.agents = []
     return layout
+
+
+def _agents_cli_dataset(layout: Layout, folder: PurePosixPath, name: str) -> bool:
+    """A JSON file in an agents-cli project's datasets folder (a Gemini-platform dataset)."""
+    return name.endswith(".json") and any(folder == PurePosixPath(project, datasets)
+                                          for project in layout.agents_cli for datasets in AGENTS_CLI_DATASETS)
+
+
+def _agents_cli_config(root: Path, project: PurePosixPath) -> list[str]:
+    """The eval config agents-cli reads for the project (`eval run --config`'s default), if any."""
+    found = [str(project / name) for name in AGENTS_CLI_CONFIGS if _is_regular(root / project / name)]
+    return found[:1]
 
 
 def _served(layout: Layout, manifests: list[tuple[PurePosixPath, list[str]]]) -> list[ServedProject]:
@@ -213,7 +234,7 @@ def _globs(files: list[str]) -> list[str]:
     globs = []
     for path in files:
         pure = PurePosixPath(path)
-        kind = "*.evalset.json" if pure.name.endswith(".evalset.json") else "*.test.json"
+        kind = next((f"*{suffix}" for suffix in _EVAL_SUFFIXES if pure.name.endswith(suffix)), "*.json")  # .json: agents-cli's datasets
         glob_ = f"{glob.escape(str(pure.parent))}/{kind}" if str(pure.parent) != "." else kind
         if glob_ not in globs:
             globs.append(glob_)
@@ -221,7 +242,11 @@ def _globs(files: list[str]) -> list[str]:
 
 
 def _shared_config(layout: Layout) -> str | None:
-    """The starter pack's one eval_config.json, named when no test_config.json sits beside an eval set."""
+    """An agents-cli project's eval config, as agents-cli reads it for all its datasets; else the
+    starter pack's one eval_config.json, named when no test_config.json sits beside an eval set."""
+    agents_cli = [c for c in layout.configs if any(c == str(PurePosixPath(p) / name) for p in layout.agents_cli for name in AGENTS_CLI_CONFIGS)]
+    if len(agents_cli) == 1:
+        return agents_cli[0]
     starter = [c for c in layout.configs if PurePosixPath(c).name == STARTER_CONFIG_NAME]
     if len(starter) == 1 and not any(PurePosixPath(c).name == ADK_CONFIG_NAME for c in layout.configs):
         return starter[0]
@@ -251,7 +276,8 @@ def project_data(layout: Layout) -> dict[str, Any]:
                          "Go (go.mod with google.golang.org/adk) or TypeScript (package.json with @google/adk); "
                          "write agenteval.yaml by hand, see docs/config.md and docs/agents.md")
     if not layout.eval_files:
-        raise UsageError(f"no eval sets (*.evalset.json or *.test.json) under {printable(layout.root)}; "
+        raise UsageError(f"no eval sets (*.evalset.json or *.test.json) under {printable(layout.root)}, nor an agents-cli project's "
+                         f"datasets ({AGENTS_CLI_MANIFEST} with tests/eval/datasets/*.json); "
                          "record some with `adk web` or write them by hand, then run `agenteval init` again")
     config = _shared_config(layout)
     names = suite_names(layout.owners)

@@ -24,19 +24,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import EXIT_PASSED, EXIT_USAGE, AgentevalError, InputError, Problem, UsageError
+from ..files.agents_cli_config import FILE_NAMES as AGENTS_CLI_CONFIG_NAMES
+from ..files.agents_cli_config import is_agents_cli_config
 from ..files.discovery import CONFIG_NAMES, adk_eval_config, discover_eval_config, find_project_file, looks_like_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config
 from ..files.eval_sets import LoadedEvalSet, eval_set_from_data, load_eval_set, parse_json_or_say_what
 from ..files.formats import TEXT_SUFFIXES, holds_a_dataset
 from ..files.project import EvalSetToRun
-from ..files.readers import printable, read_text
+from ..files.readers import parse_yaml, printable, read_text
 from ..runner.preflight import config_problems, refusals, suites_problems
 from ..schema.project import DEFAULT_PROJECT_FILE
 from ._common import Done, Verbosity, applies_verbosity, files_in, print_warnings, say
 from .convert import read_session
 
 _EVAL_SET_PATTERNS = ("*.test.json", "*.evalset.json")
-_PATTERNS = (DEFAULT_PROJECT_FILE, *_EVAL_SET_PATTERNS, *CONFIG_NAMES, "*.session.json")
+# agents-cli's eval_config.yaml is searched for too, and told from a project file by its keys (check_file)
+_PATTERNS = (DEFAULT_PROJECT_FILE, *_EVAL_SET_PATTERNS, *CONFIG_NAMES, *AGENTS_CLI_CONFIG_NAMES, "*.session.json")
 _PROJECT_SUFFIXES = (".yaml", ".yml")
 _NOT_OURS = {"node_modules", "site-packages", "venv", "__pycache__"}
 _DATASET_PATTERNS = ("*.json", *(f"*{suffix}" for suffix in TEXT_SUFFIXES))
@@ -52,6 +55,8 @@ class ValidateSettings:
 def check_file(path: Path, environ: Mapping[str, str] | None = None) -> str:
     """A one-line description of a valid file; raises AgentevalError for an invalid one."""
     if path.name.endswith(_PROJECT_SUFFIXES):
+        if is_agents_cli_config(parse_yaml(path.as_posix(), read_text(path))):  # agents-cli's eval_config.yaml
+            return _check_eval_config(path)
         return _check_project(path, environ or {})
     if path.name.endswith(".session.json"):
         return _check_session(path)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..schema.eval_config import MANAGED_PREFIX
+
 GEMINI_API_KEYS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")  # google-genai reads either (GOOGLE_API_KEY wins when both are set)
 
 
@@ -26,7 +28,7 @@ class Provider:
     models: tuple[str, ...]  # the model strings it serves: regular expressions, matched whole
     prefix: str | None = None  # LiteLLM's provider prefix (`groq/...`); None for ADK's own classes
     family: str | None = None  # ADK's own class the judge resolves a prefix-less name to: gemini, claude, openai
-    protocol: str = "litellm"  # how the judge speaks to it: openai | azure | gemini | litellm
+    protocol: str = "litellm"  # how the judge speaks to it: openai | azure | gemini | litellm | vertex_eval
     base_url: str | None = None  # the default endpoint
     url_variables: tuple[str, ...] = ()  # the first one set overrides base_url
     key_variables: tuple[str, ...] = ()  # the judge reads the first one set; init names the first
@@ -65,6 +67,9 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider("Claude on Vertex AI (ADK's Claude)", (r"claude-\S+",), family="claude",
              settings=("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"), google_cloud=True),
     Provider("OpenAI (ADK's OpenAILlm)", (r"gpt-\S+", r"o\d+-\S+"), family="openai", secrets=("OPENAI_API_KEY",)),
+    # agents-cli's managed metrics: the Gen AI evaluation service (Vertex AI's evaluateInstances)
+    _prefixed("Gen AI evaluation service (managed metrics)", MANAGED_PREFIX, protocol="vertex_eval", url_variables=("GOOGLE_VERTEX_BASE_URL",),
+              needs_key=False, settings=("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"), google_cloud=True),
     _prefixed("Apigee (ADK's ApigeeLlm)", "apigee", settings=("APIGEE_PROXY_URL",), needs_key=False, google_cloud=True),
     # LiteLLM's provider prefixes (ADK's LiteLlm)
     _prefixed("OpenAI via LiteLLM", "openai", protocol="openai", base_url="https://api.openai.com/v1",

@@ -18,7 +18,7 @@ STARTER_CONFIG_NAME = "eval_config.json"  # the agent starter pack's tests/eval/
 CONFIG_NAMES = (ADK_CONFIG_NAME, STARTER_CONFIG_NAME)
 
 _CONFIG_KEYS = frozenset({"criteria", "custom_metrics", "user_simulator_config", "live_model_config",
-                          "customMetrics", "userSimulatorConfig", "liveModelConfig"})
+                          "customMetrics", "userSimulatorConfig", "liveModelConfig", "metrics_to_run"})  # the last: agents-cli's
 _EVAL_SET_KEYS = frozenset({"eval_set_id", "eval_cases", "scenarios"})
 
 

@@ -18,17 +18,17 @@ from pydantic.alias_generators import to_snake
 
 from ..core.fingerprint import metric_fingerprint
 from ..core.metrics import REGISTRY, ConfiguredMetric, MetricSpec
-from ..core.metrics.user import UserMetric, user_spec
 from ..core.rule_check import expected_args_by_tool, rule_problems
 from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem
 from ..schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, ToolArgsCriterion
 from ..schema.arg_rules import ToolArgs
-from ..schema.eval_config import CustomMetricConfig
+from ..schema.eval_config import CustomMetricConfig, ManagedCriterion
 from ..schema.eval_set import EvalCase
 from ..schema.problems import problems_from
-from .readers import read_json
-from .user_metrics import user_metric
+from .agents_cli_config import criteria_of, is_agents_cli_config
+from .readers import parse_yaml, read_json, read_text
+from .user_metrics import own_metric_spec
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,14 @@ class LoadedEvalConfig:
 
 
 def load_eval_config(path: str | Path | None) -> LoadedEvalConfig:
-    """A config file, or ADK's defaults when `path` is None."""
+    """A config file (ADK's, or agents-cli's `eval_config.yaml`: agents_cli_config.py), or
+    ADK's defaults when `path` is None."""
     if path is None:
         return _resolve(None, DEFAULT_EVAL_CONFIG, dict(DEFAULT_EVAL_CONFIG.criteria))
     name = Path(path).as_posix()
-    data = read_json(path)
+    data = parse_yaml(name, read_text(path)) if Path(path).suffix.lower() in (".yaml", ".yml") else read_json(path)
+    if is_agents_cli_config(data):
+        return _agents_cli_config(name, data)
     if not isinstance(data, dict):
         raise InputError(Problem(name, "$", f"an eval config must be an object with `criteria`, got {type(data).__name__}"))
     raw_criteria = data.get("criteria", {}) if isinstance(data.get("criteria", {}), dict) else None
@@ -58,6 +61,15 @@ def load_eval_config(path: str | Path | None) -> LoadedEvalConfig:
         raise InputError(problems_from(exc, name, EvalConfig)) from None
     _check_custom_instructions(name, config)
     return _resolve(name, config, raw_criteria, data)
+
+
+def _agents_cli_config(name: str, data: dict[str, Any]) -> LoadedEvalConfig:
+    """agents-cli's eval_config.yaml: `metrics_to_run`, its own metrics from `custom_metrics`."""
+    entries = data.get("custom_metrics") or []
+    own, problems = read_agents_cli_metrics(name, "$.custom_metrics", entries if isinstance(entries, list) else [], Path(name).parent)
+    if problems:
+        raise InputError(problems)
+    return _resolve(name, EvalConfig(), criteria_of(name, data, own), own=own)
 
 
 def _check_custom_instructions(name: str, config: EvalConfig) -> None:
@@ -74,7 +86,8 @@ def _check_custom_instructions(name: str, config: EvalConfig) -> None:
         )
 
 
-def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any], data: dict[str, Any] | None = None) -> LoadedEvalConfig:
+def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any], data: dict[str, Any] | None = None,
+             own: dict[str, MetricSpec] | None = None) -> LoadedEvalConfig:
     """Read each criterion as its metric's criterion type, as ADK's evaluators do."""
     file = name or "<default eval config>"
     problems: list[Problem] = []
@@ -84,7 +97,8 @@ def _resolve(name: str | None, config: EvalConfig, raw_criteria: dict[str, Any],
             warnings.append(Problem(file, f"$.{key}", "unknown key; google-adk ignores it"))
     warnings.extend(_unread_metric_keys(file, (data or {}).get("custom_metrics", (data or {}).get("customMetrics"))))
     base_dir = Path(name).parent if name else Path.cwd()
-    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, read_custom_metrics(config.custom_metrics, base_dir))
+    own = own if own is not None else read_custom_metrics(config.custom_metrics, base_dir)
+    metrics = read_criteria(file, "$.criteria", raw_criteria, problems, warnings, own)
     if problems:
         raise InputError(problems)
     criteria: dict[str, float | BaseCriterion] = {m.name: m.criterion for m in metrics}
@@ -102,15 +116,14 @@ def read_criteria(
     raw_criteria: dict[str, Any],
     problems: list[Problem],
     warnings: list[Problem],
-    custom_metrics: dict[str, UserMetric] | None = None,
+    custom_metrics: dict[str, MetricSpec] | None = None,
 ) -> list[ConfiguredMetric]:
     """Each `metric name: threshold or criterion` of a criteria mapping found in `file` at `at`;
     `custom_metrics` are the user's metrics the file declares (read_custom_metrics): a declared
     one is scored by the user's code, as ADK does, even where its name is also a built-in's."""
     metrics = []
     for metric_name, raw in raw_criteria.items():
-        user = (custom_metrics or {}).get(metric_name)
-        spec = user_spec(user) if user is not None else REGISTRY.get(metric_name)
+        spec = (custom_metrics or {}).get(metric_name) or REGISTRY.get(metric_name)
         if spec is None:
             problems.append(Problem(file, f"{at}.{metric_name}", f"unknown metric {metric_name!r}; known metrics: "
                                     f"{', '.join(REGISTRY)}, or declare it under custom_metrics (docs/metrics.md)"))
@@ -134,19 +147,19 @@ def _unread_metric_keys(file: str, declared: Any) -> list[Problem]:
     ]
 
 
-def read_custom_metrics(declared: dict[str, CustomMetricConfig] | None, base_dir: Path) -> dict[str, UserMetric]:
-    """A file's `custom_metrics` (already parsed into CustomMetricConfig) as the user's metrics,
-    paths relative to `base_dir`. Nothing is imported or run here: each runs on first use. Other
+def read_custom_metrics(declared: dict[str, CustomMetricConfig] | None, base_dir: Path) -> dict[str, MetricSpec]:
+    """A file's `custom_metrics` (already parsed into CustomMetricConfig) as registry rows, paths
+    relative to `base_dir`. Nothing is imported or run here: each runs on first use. Other
     readers of metric declarations (agents-cli's eval_config.yaml) call this too."""
-    return {name: user_metric(name, config, base_dir) for name, config in (declared or {}).items()}
+    return {name: own_metric_spec(name, config, base_dir) for name, config in (declared or {}).items()}
 
 
-def read_agents_cli_metrics(file: str, at: str, entries: list[Any], base_dir: Path) -> tuple[dict[str, UserMetric], list[Problem]]:
+def read_agents_cli_metrics(file: str, at: str, entries: list[Any], base_dir: Path) -> tuple[dict[str, MetricSpec], list[Problem]]:
     """agents-cli's eval_config.yaml `custom_metrics` (a list of `{name: ..., custom_function |
-    custom_function_file | prompt_template | remote_custom_function}`) as the user's metrics, and
-    the problems of the entries that cannot run here. An entry with none of those keys tunes the
-    built-in metric it names, and is left to the caller (files/formats, issue 39)."""
-    metrics: dict[str, UserMetric] = {}
+    custom_function_file | prompt_template | remote_custom_function}`) as registry rows, and the
+    problems of the entries that cannot run here. An entry with none of those keys tunes the
+    built-in metric it names, and is left to the caller (agents_cli_config.py)."""
+    metrics: dict[str, MetricSpec] = {}
     problems: list[Problem] = []
     for index, entry in enumerate(entries):
         where = f"{at}[{index}]"
@@ -154,17 +167,14 @@ def read_agents_cli_metrics(file: str, at: str, entries: list[Any], base_dir: Pa
             problems.append(Problem(file, where, "each custom metric is an object with a `name`"))
             continue
         body = {key: value for key, value in entry.items() if key != "name"}
-        if "prompt_template" in body:  # the template judge's seam (issue 38 item 3)
-            problems.append(Problem(file, f"{where}.prompt_template", f"prompt_template metrics ({entry['name']!r}) are not run yet"))
-            continue
-        if not {"custom_function", "custom_function_file", "remote_custom_function"} & set(body):
+        if not {"custom_function", "custom_function_file", "remote_custom_function", "prompt_template"} & set(body):
             continue
         try:
             config = CustomMetricConfig.model_validate(body)
         except pydantic.ValidationError as exc:
             problems.extend(problems_from(exc, file, CustomMetricConfig, prefix=where))
             continue
-        metrics[entry["name"]] = user_metric(entry["name"], config, base_dir)
+        metrics[entry["name"]] = own_metric_spec(entry["name"], config, base_dir)
     return metrics, problems
 
 
@@ -188,11 +198,13 @@ def with_tool_args(config: LoadedEvalConfig, tool_args: ToolArgs) -> LoadedEvalC
 
 def judged_by(config: LoadedEvalConfig, model: str) -> LoadedEvalConfig:
     """`config` with every judged criterion asking `model` (agenteval.yaml's `judge.model`, a
-    `--judge-model` flag). The metrics' config fingerprints do not change: they leave the judge out."""
+    `--judge-model` flag). The metrics' config fingerprints do not change: they leave the judge out.
+    A managed metric keeps its judge: only the evaluation service scores it."""
     swapped = []
     for metric in config.metrics:
         options = getattr(metric.criterion, "judge_model_options", None)
-        if metric.spec.judged and options is not None and options.judge_model != model:
+        managed = isinstance(metric.criterion, ManagedCriterion)
+        if metric.spec.judged and not managed and options is not None and options.judge_model != model:
             criterion = metric.criterion.model_copy(update={"judge_model_options": options.model_copy(update={"judge_model": model})})
             swapped.append(ConfiguredMetric(metric.spec, criterion, metric.fingerprint))
     return with_metrics(config, swapped) if swapped else config

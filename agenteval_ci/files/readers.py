@@ -169,7 +169,7 @@ def _problem_at(data: Any, prefix: str, surrogates: bool) -> tuple[str, str] | N
             return at if len(at) < 200 else at[:200] + "...", f"nested more than {MAX_DEPTH} levels deep"
         if isinstance(value, dict):
             for key, item in value.items():
-                if surrogates and _lone_surrogate(key):
+                if surrogates and isinstance(key, str) and _lone_surrogate(key):  # YAML keys may be numbers or booleans
                     return at, f"key {_shown(key)} holds a lone surrogate (not valid Unicode)"
                 stack.append((item, f"{at}.{key}", depth + 1))
         elif isinstance(value, list):

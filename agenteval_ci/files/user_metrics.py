@@ -31,8 +31,9 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
-from ..core.metrics.base import MetricInput
-from ..core.metrics.user import Bounds, Reply, Unscored, UserCode, UserMetric
+from ..core.metrics.base import MetricInput, MetricSpec
+from ..core.metrics.llm_template import Scale, TemplateMetric, template_spec
+from ..core.metrics.user import Bounds, Reply, Unscored, UserCode, UserMetric, user_spec
 from ..schema.eval_config import CustomMetricConfig
 
 MAX_AT_ONCE = max(4, (os.cpu_count() or 1) * 2)  # user metrics running at once (threads or programs)
@@ -40,6 +41,20 @@ MAX_OUTPUT = 1 << 20  # bytes of a program's stdout read as its answer
 
 # asyncio is imported where a metric runs: a deterministic `score` of built-in metrics never loads it
 _limits: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+def own_metric_spec(name: str, config: CustomMetricConfig, base_dir: Path) -> MetricSpec:
+    """The registry row of a metric declared under `custom_metrics`: a judge from a template,
+    or the user's code."""
+    if config.prompt_template is not None:
+        return template_spec(template_metric(name, config))
+    return user_spec(user_metric(name, config, base_dir))
+
+
+def template_metric(name: str, config: CustomMetricConfig) -> TemplateMetric:
+    assert config.prompt_template is not None
+    scale = Scale.of_labels(config.labels) if config.labels is not None else Scale.of_ratings(config.rating_scores or {})
+    return TemplateMetric(name, config.prompt_template, scale, config.description)
 
 
 def user_metric(name: str, config: CustomMetricConfig, base_dir: Path) -> UserMetric:
@@ -363,6 +378,8 @@ def static_problems(config: CustomMetricConfig, base_dir: Path) -> list[tuple[st
         if not path.is_file():
             return [("custom_function_file", f"no file {path}")]
         return _defines(path.read_text(encoding="utf-8", errors="replace"), str(path), "evaluate", "custom_function_file")
+    if config.prompt_template is not None:
+        return []  # its fields and scale are checked when the config is read
     assert config.command is not None
     program = config.command[0]
     if shutil.which(program) is None and not (base_dir / program).is_file():

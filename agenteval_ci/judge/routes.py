@@ -24,6 +24,7 @@ from typing import Mapping, Optional
 
 from ..core.providers import BY_PREFIX, PROVIDERS, Provider, adk_family
 from ..schema.settings import JudgeProviderSettings, JudgeSettings
+from .access import DEFAULT_VERTEX_LOCATION
 
 # ADK's `Class:model` override (LLMRegistry._parse_model), by the class's name folded as ADK folds it.
 CLASS_PREFIXES = {"gemini": "gemini", "gemma": "gemini", "openai": "openai", "openaillm": "openai",
@@ -130,6 +131,8 @@ def resolve(model: str, settings: JudgeSettings, env: Mapping[str, str]) -> Rout
         return Route("gemini", name, bare, own.base_url)
     if protocol == "litellm":
         return Route("litellm", name, model if name in BY_PREFIX else f"{name}/{bare}")
+    if protocol == "vertex_eval":
+        return _managed_route(name, bare, own, env)
     return _http_route(name, bare, protocol, own, known, env)
 
 
@@ -148,3 +151,18 @@ def _http_route(name: str, model: str, protocol: str, own: JudgeProviderSettings
     elif api_key is None and (known.needs_key or own.api_key_env):
         problem = f"no judge credentials for {name}/{model}: set {' or '.join(key_variables)}"
     return Route(protocol, name, model, base_url.rstrip("/") if base_url else None, api_key, api_version if protocol == "azure" else None, problem)
+
+
+def _managed_route(name: str, spec: str, own: JudgeProviderSettings, env: Mapping[str, str]) -> Route:
+    """The Gen AI evaluation service of the project and location the environment names (its
+    URL ends at the location: the provider adds `:evaluateInstances`). Without a project the
+    managed metrics cannot be asked; the credentials themselves are application default
+    credentials, read when the first call is made."""
+    project = env.get("GOOGLE_CLOUD_PROJECT")
+    location = env.get("GOOGLE_CLOUD_LOCATION") or DEFAULT_VERTEX_LOCATION
+    root = (own.base_url or env.get("GOOGLE_VERTEX_BASE_URL") or f"https://{location}-aiplatform.googleapis.com").rstrip("/")
+    problem = None
+    if not project:
+        problem = (f"no Vertex AI project for the managed metric {spec} (the Gen AI evaluation service): set GOOGLE_CLOUD_PROJECT "
+                   "(and GOOGLE_CLOUD_LOCATION) with application default credentials (docs/metrics.md, 'Managed metrics')")
+    return Route("vertex_eval", name, spec, f"{root}/v1beta1/projects/{project}/locations/{location}", problem=problem)

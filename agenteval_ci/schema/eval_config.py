@@ -9,16 +9,20 @@ is caught and an unused key is warned about.
 from __future__ import annotations
 
 import enum
-from typing import Any, Literal, Optional, Union
+import math
+from typing import Any, ClassVar, Literal, Optional, Union
 
 from pydantic import ConfigDict, Field, FiniteFloat, field_validator, model_validator
 
 from ._base import AdkModel, OpenAdkModel
 from .arg_rules import ToolArgs, check_tool_args
 from .eval_set import Rubric
+from .prompt_template import template_fields
 
 DEFAULT_JUDGE_MODEL = "gemini-2.5-flash"
 MAX_NUM_SAMPLES = 100  # judge samples per turn (docs/config.md)
+# The judge "model" of a managed metric: the Gen AI evaluation service's spec, `vertex_eval/<spec name>`.
+MANAGED_PREFIX = "vertex_eval"
 
 
 class JudgeModelOptions(AdkModel):
@@ -49,6 +53,34 @@ class SafetyCriterion(BaseCriterion):
     """ADK's safety_v1 takes a plain threshold; the judge options are ours (one sample by default)."""
 
     judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
+
+
+class ManagedCriterion(BaseCriterion):
+    """A managed metric (agents-cli's built-in ones): the Gen AI evaluation service judges it
+    with its own model, so the judge is the service's metric spec, `vertex_eval/<spec name>`,
+    asked once per turn. `judge_model` may pin another version of the same metric
+    (`vertex_eval/general_quality_v1`); nothing else can judge it."""
+
+    spec_name: ClassVar[str] = ""  # the service's spec the released client resolves the name to
+    judge_model_options: JudgeModelOptions = Field(default_factory=lambda: JudgeModelOptions(num_samples=1))
+
+    @model_validator(mode="after")
+    def _judged_by_the_service(self) -> "ManagedCriterion":
+        options = self.judge_model_options
+        if "judge_model" not in options.model_fields_set:
+            options = options.model_copy(update={"judge_model": f"{MANAGED_PREFIX}/{self.spec_name}"})
+        if "num_samples" not in options.model_fields_set:
+            options = options.model_copy(update={"num_samples": 1})
+        if not options.judge_model.startswith(f"{MANAGED_PREFIX}/"):
+            raise ValueError(f"a managed metric is judged by the Gen AI evaluation service: judge_model must be "
+                             f"{MANAGED_PREFIX}/<spec name> (such as {MANAGED_PREFIX}/{self.spec_name}), not {options.judge_model!r}")
+        self.judge_model_options = options
+        return self
+
+
+def managed_criterion(spec_name: str) -> type[ManagedCriterion]:
+    """The criterion of the managed metric whose spec is `spec_name` (its default judge)."""
+    return type(f"ManagedCriterion[{spec_name}]", (ManagedCriterion,), {"spec_name": spec_name, "__module__": __name__})
 
 
 class CoherenceCriterion(BaseCriterion):
@@ -156,14 +188,15 @@ class MetricInfo(AdkModel):
 
 DEFAULT_INTERVAL = Interval(min_value=0.0, max_value=1.0)  # ADK's, when metric_info gives none
 
-USER_METRIC_FORMS = ("code_config", "custom_function", "custom_function_file", "command")
+USER_METRIC_FORMS = ("code_config", "custom_function", "custom_function_file", "command", "prompt_template")
 
 
 class CustomMetricConfig(AdkModel):
     """One user metric, in exactly one form: ADK's `code_config` (a dotted path to
     fn(eval_metric, actual, expected, scenario)), agents-cli's `custom_function` (inline source
     defining `evaluate(instance)`) or `custom_function_file`, or our `command` (a program
-    reading one case as JSON on stdin). docs/metrics.md "Your own metrics"."""
+    reading one case as JSON on stdin), or a judge from a `prompt_template` with the scale its
+    answers map to (`labels`, or Vertex's `rating_scores`). docs/metrics.md "Your own metrics"."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -171,10 +204,21 @@ class CustomMetricConfig(AdkModel):
     custom_function: Optional[str] = None
     custom_function_file: Optional[str] = None
     command: Optional[list[str]] = Field(default=None, min_length=1)
+    prompt_template: Optional[str] = None
+    labels: Optional[dict[str, FiniteFloat]] = Field(default=None, min_length=2)  # answer -> score
+    rating_scores: Optional[dict[str, Any]] = Field(default=None, min_length=2)  # Vertex's: a rating (a number) -> what it means
     remote_custom_function: Optional[Any] = None
     timeout_seconds: float = Field(default=30.0, gt=0)
     metric_info: Optional[MetricInfo] = None
     description: str = ""
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _yaml_yes_no(cls, value: Any) -> Any:
+        """YAML reads a bare `yes: 1, no: 0` as booleans: they are the labels yes and no."""
+        if isinstance(value, dict):
+            return {({True: "yes", False: "no"}[k] if isinstance(k, bool) else k): v for k, v in value.items()}
+        return value
 
     @model_validator(mode="after")
     def _one_form(self) -> CustomMetricConfig:
@@ -187,7 +231,35 @@ class CustomMetricConfig(AdkModel):
         given = [form for form in USER_METRIC_FORMS if getattr(self, form) is not None]
         if len(given) != 1:
             raise ValueError(f"give exactly one of {', '.join(USER_METRIC_FORMS)}; got {', '.join(given) or 'none'}")
+        if self.prompt_template is not None:
+            self._check_template()
+        elif self.labels is not None or self.rating_scores is not None:
+            raise ValueError("labels and rating_scores are a prompt_template's scale")
         return self
+
+    def _check_template(self) -> None:
+        assert self.prompt_template is not None
+        if not self.prompt_template.strip():
+            raise ValueError("prompt_template is empty")
+        try:
+            template_fields(self.prompt_template)
+        except ValueError as exc:
+            raise ValueError(f"prompt_template {exc}") from None
+        if (self.labels is None) == (self.rating_scores is None):
+            raise ValueError("a prompt_template needs the scale its answers map to: `labels` (answer: score, e.g. "
+                             "{pass: 1, fail: 0}) or `rating_scores` (rating: what it means, e.g. {\"1\": poor, \"5\": great})")
+        for rating in self.rating_scores or {}:
+            try:
+                if not math.isfinite(float(rating)):
+                    raise ValueError
+            except ValueError:
+                raise ValueError(f"rating_scores: {rating!r} is not a number (name answers that are words under `labels`)") from None
+
+    @property
+    def scale_bounds(self) -> Optional[tuple[float, float]]:
+        """A prompt_template's lowest and highest score."""
+        scores = list((self.labels or {}).values()) or [float(r) for r in self.rating_scores or {}]
+        return (min(scores), max(scores)) if scores else None
 
     @property
     def form(self) -> str:
@@ -200,6 +272,9 @@ class CustomMetricConfig(AdkModel):
         and its scaffold's judge scores 1 to 5."""
         info = self.metric_info
         declared = info.metric_value_info.interval if info else None
+        bounds = self.scale_bounds
+        if declared is None and bounds is not None and bounds[0] < bounds[1]:
+            return Interval(min_value=bounds[0], max_value=bounds[1])
         return declared or (DEFAULT_INTERVAL if self.code_config is not None else None)
 
 

@@ -194,8 +194,9 @@ def test_agenteval_yaml_declares_a_suites_own_metric(tmp_path, capsys):
 
 def test_agents_cli_eval_config_custom_metrics_are_read_as_user_metrics(tmp_path):
     """The scaffold's eval_config.yaml `custom_metrics` (agents-cli 'create'), as
-    files/formats would hand them over: both run forms read, prompt_template and
-    remote_custom_function refused with the reason, a built-in's tuning left alone."""
+    agents_cli_config.py hands them over: both code forms and a prompt_template with its scale
+    read; a template without a scale and remote_custom_function refused with the reason; a
+    built-in's tuning left alone."""
     from agenteval_ci.files.eval_configs import read_agents_cli_metrics
 
     (tmp_path / "response_quality.py").write_text("def evaluate(instance):\n    return {'score': 4}\n")
@@ -205,11 +206,13 @@ def test_agents_cli_eval_config_custom_metrics_are_read_as_user_metrics(tmp_path
         {"name": "judge", "prompt_template": "Rate {response}"},
         {"name": "remote", "remote_custom_function": "projects/p/locations/l/functions/f"},
         {"name": "rouge_1"},
+        {"name": "rated", "prompt_template": "Rate {response}", "rating_scores": {"1": "bad", "5": "good"}},
     ]
     metrics, problems = read_agents_cli_metrics("eval_config.yaml", "$.custom_metrics", entries, tmp_path)
-    assert set(metrics) == {"custom_response_quality", "agent_turn_count"}
-    assert metrics["custom_response_quality"].form == "custom_function_file"
-    assert [p.json_path for p in problems] == ["$.custom_metrics[2].prompt_template", "$.custom_metrics[3]"]
+    assert set(metrics) == {"custom_response_quality", "agent_turn_count", "rated"}
+    assert metrics["rated"].judged and not metrics["custom_response_quality"].judged
+    assert [p.json_path for p in problems] == ["$.custom_metrics[2]", "$.custom_metrics[3]"]
+    assert "needs the scale its answers map to" in problems[0].message
     assert "remote_custom_function is not run here" in problems[1].message
 
 
@@ -223,7 +226,6 @@ def test_the_agents_cli_scaffolds_own_metrics_run_with_the_judge_answered_by_a_f
     import yaml
 
     from agenteval_ci.core.metrics import MetricInput
-    from agenteval_ci.core.metrics.user import user_spec
     from agenteval_ci.files.eval_configs import read_agents_cli_metrics
     from agenteval_ci.schema import BaseCriterion, EvalCase
     from tests.fakes.gemini import FakeGemini
@@ -239,11 +241,11 @@ def test_the_agents_cli_scaffolds_own_metrics_run_with_the_judge_answered_by_a_f
     with FakeGemini(responder=lambda request: json_reply({"score": 4, "explanation": "accurate and clear"})) as gemini:
         for name, value in gemini.env().items():
             monkeypatch.setenv(name, value)
-        quality = asyncio.run(user_spec(metrics["custom_response_quality"]).evaluate(inp))
+        quality = asyncio.run(metrics["custom_response_quality"].evaluate(inp))
         prompt = json.dumps(gemini.requests[0].body)
     assert (quality.score, quality.status.value, quality.details) == (4.0, "PASSED", {"explanation": "accurate and clear"})
     assert "Paris is the capital of France." in prompt and "Turn off the bedroom light" in prompt
-    turns = asyncio.run(user_spec(metrics["agent_turn_count"]).evaluate(inp))
+    turns = asyncio.run(metrics["agent_turn_count"].evaluate(inp))
     assert turns.score == 1.0
 
 
@@ -339,7 +341,6 @@ def test_a_late_answer_after_the_timeout_is_dropped_quietly(monkeypatch):
     import time
 
     from agenteval_ci.core.metrics import MetricInput
-    from agenteval_ci.core.metrics.user import user_spec
     from agenteval_ci.files.eval_configs import read_custom_metrics
     from agenteval_ci.schema import BaseCriterion, EvalCase
     from agenteval_ci.schema.eval_config import CustomMetricConfig
@@ -348,7 +349,7 @@ def test_a_late_answer_after_the_timeout_is_dropped_quietly(monkeypatch):
     monkeypatch.setattr(threading, "excepthook", raised.append)
     late = "import time\ndef evaluate(instance):\n    time.sleep(0.4)\n    return 1.0\n"
     config = CustomMetricConfig.model_validate({"custom_function": late, "timeout_seconds": 0.1})
-    spec = user_spec(read_custom_metrics({"late": config}, Path.cwd())["late"])
+    spec = read_custom_metrics({"late": config}, Path.cwd())["late"]
     case = EvalCase.model_validate(_case("a", REPLY))
     inp = MetricInput(BaseCriterion(threshold=0.5), case.conversation, case.conversation, case)
     first = asyncio.run(spec.evaluate(inp))

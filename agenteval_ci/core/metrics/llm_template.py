@@ -23,40 +23,10 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Union
 
 from ...schema import Invocation, InvocationScore, LlmAsAJudgeCriterion, MetricRun, Rubric, text_of
+from ...schema.prompt_template import FIELD_PATTERN, NEEDS_EXPECTED, template_fields
 from ..judging import Unreadable
 from .base import MetricInput, MetricSpec, adk_mean, not_evaluated, status_for
 from .llm_judge import ask_samples, dialogue, judged_turns, majority, not_evaluated_turn, read_json_reply, response_text, tool_steps
-
-FIELDS: dict[str, str] = {
-    "prompt": "the user's message of the turn",
-    "response": "the agent's final response to it",
-    "reference": "the expected final response (needs an expected conversation)",
-    "tool_calls": "the agent's tool calls and their results in the turn, as JSON lines",
-    "expected_tool_calls": "the expected tool calls of the turn, as JSON lines (needs an expected conversation)",
-    "intermediate_responses": "what the agent (and its sub-agents) said before the final response",
-    "conversation": "the conversation up to and including the turn",
-    "rubrics": "the case's and the turn's rubrics, one a line",
-}
-NEEDS_EXPECTED = frozenset({"reference", "expected_tool_calls"})
-_FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
-
-
-def template_fields(template: str) -> list[str]:
-    """The fields a template names, in order, each once; raises ValueError for a name we do not
-    fill or a stray brace (`{{`/`}}` are literal braces)."""
-    names: list[str] = []
-    for match in _FIELD.finditer(template):
-        name = match.group(1)
-        if name is None:
-            continue
-        if name not in FIELDS:
-            raise ValueError(f"names the field {{{name}}}; the fields are {', '.join('{' + f + '}' for f in FIELDS)}")
-        if name not in names:
-            names.append(name)
-    stray = _FIELD.sub("", template)
-    if "{" in stray or "}" in stray:
-        raise ValueError("has a brace that opens or closes no field (write {{ or }} for a literal brace)")
-    return names
 
 
 def render(template: str, values: Mapping[str, str]) -> str:
@@ -64,7 +34,7 @@ def render(template: str, values: Mapping[str, str]) -> str:
         token = match.group(0)
         return token[0] if match.group(1) is None else values[match.group(1)]
 
-    return _FIELD.sub(fill, template)
+    return FIELD_PATTERN.sub(fill, template)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from ...schema import (
 )
 from . import efficiency, trajectory
 from .base import Evaluate, MetricInput, MetricSpec
+from .managed_specs import MANAGED_METRICS
 
 
 class _Lazy:
@@ -239,4 +240,4 @@ _SPECS = [
     ),
 ]
 
-REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in _SPECS}
+REGISTRY: dict[str, MetricSpec] = {spec.name: spec for spec in [*_SPECS, *MANAGED_METRICS]}

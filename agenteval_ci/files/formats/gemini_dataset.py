@@ -134,3 +134,50 @@ def _traced_invocation(prompt: Content, events: list[AgentEvent]) -> Invocation:
 def _is_final_response(event: AgentEvent) -> bool:
     parts = (event.content.parts if event.content else None) or []
     return any(p.text for p in parts) and not any(p.function_call or p.function_response for p in parts)
+
+
+# ---- an EvalSet written in this format (`agenteval convert --to gemini`)
+
+def from_eval_set(eval_set: EvalSet) -> tuple[dict[str, Any], list[str]]:
+    """The dataset of `eval_set` as agents-cli reads it, and what of the EvalSet it cannot hold,
+    case by case: a fixed conversation's user messages and its last expected response map; the
+    expected tool calls, earlier turns' expected responses, the session, rubrics and
+    user-simulation scenarios do not."""
+    cases: list[dict[str, Any]] = []
+    lost: list[str] = []
+    for case in eval_set.eval_cases:
+        turns = case.conversation or []
+        if not turns:
+            lost.append(f"{case.eval_id}: left out: a user-simulation scenario has no form in this dataset")
+            continue
+        cases.append(_dataset_case(case.eval_id, turns))
+        lost += [f"{case.eval_id}: {what}" for what in _unmapped(case, turns)]
+    return {"eval_cases": cases}, lost
+
+
+def _dataset_case(eval_id: str, turns: list[Invocation]) -> dict[str, Any]:
+    def content(value: Content) -> dict[str, Any]:
+        return value.model_dump(mode="json", exclude_none=True)
+
+    case: dict[str, Any] = {"eval_case_id": eval_id}
+    if len(turns) == 1:
+        case["prompt"] = content(turns[0].user_content)
+    else:  # user-only turns: agenteval sends each as its own turn, as agents-cli's live mode does
+        case["agent_data"] = {"turns": [{"turn_index": i, "turn_id": f"turn_{i}", "events": [{"author": "user", "content": content(t.user_content)}]}
+                                        for i, t in enumerate(turns)]}
+    if turns[-1].final_response is not None:
+        case["reference"] = {"response": content(turns[-1].final_response)}
+    return case
+
+
+def _unmapped(case: EvalCase, turns: list[Invocation]) -> list[str]:
+    found = []
+    if any(turn.tool_calls for turn in turns):
+        found.append("its expected tool calls are dropped (the dataset has no field for them)")
+    if any(turn.final_response is not None for turn in turns[:-1]):
+        found.append("the expected responses of turns before the last are dropped (only the last turn has a reference)")
+    if case.session_input is not None:
+        found.append("its session_input (app, user, initial state) is dropped")
+    if case.rubrics or any(turn.rubrics for turn in turns):
+        found.append("its rubrics are dropped (give them to a managed rubric metric in agents-cli)")
+    return found

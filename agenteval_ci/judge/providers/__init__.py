@@ -22,6 +22,7 @@ PROVIDERS = {
     "openai": "agenteval_ci.judge.providers.openai",  # any OpenAI-compatible chat-completions endpoint, over HTTP
     "azure": "agenteval_ci.judge.providers.openai",  # Azure OpenAI: the same protocol, its own URL and key header
     "litellm": "agenteval_ci.judge.providers.litellm",  # the rest of ADK's LiteLLM prefixes (the optional extra)
+    "vertex_eval": "agenteval_ci.judge.providers.vertex_eval",  # the Gen AI evaluation service: agents-cli's managed metrics
 }
 
 
