@@ -12,7 +12,7 @@ Only the keys of the chosen kind apply; the others are errors, so a typo never g
 from __future__ import annotations
 
 import re
-from typing import Literal, Optional
+from typing import Literal, Optional, Union
 from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
@@ -24,6 +24,19 @@ TrajectorySource = Literal["auto", "reply", "traces"]
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${VAR}` in `env` and `headers` values
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
+
+
+class CommandAuth(StrictModel):
+    """`auth: {command: ...}`: the command prints a token (its whole stdout, one line)."""
+
+    command: str = Field(min_length=1)  # run with /bin/sh in agenteval.yaml's folder, with our environment
+    # Re-run after this long; default: at the token's own `exp` when it is a JWT, else only on a 401.
+    refresh_seconds: Optional[float] = Field(default=None, gt=0)
+
+
+# `google`: a Google ID token for the service's origin (Cloud Run), or an access token for a
+# *.googleapis.com URL, from the environment's credentials (docs/agents.md, "Deployed agents").
+AuthConfig = Union[Literal["google"], CommandAuth]
 
 
 def check_http_url(value: str) -> str:
@@ -51,6 +64,7 @@ class RemoteAgentConfig(StrictModel):
     ready_timeout_seconds: float = Field(default=60.0, gt=0)
     stop_timeout_seconds: float = Field(default=5.0, gt=0)  # SIGTERM, then SIGKILL to the group
     headers: dict[str, str] = Field(default_factory=dict)  # sent with every request; values may use ${VAR}
+    auth: Optional[AuthConfig] = None  # a bearer token fetched and refreshed for every request to `url`'s server
     traces: bool = False  # run the OTLP/HTTP receiver for this suite
     otlp_port: int = Field(default=0, ge=0, le=65535)  # 0: a free port (only for a started agent)
     trace_timeout_seconds: float = Field(default=10.0, gt=0)  # how long a turn waits for its spans
@@ -99,6 +113,8 @@ class RemoteAgentConfig(StrictModel):
             )
         if self.trajectory == "traces" and not self.traces:
             raise ValueError("trajectory: traces needs `traces: true`")
+        if self.auth is not None and any(name.lower() == "authorization" for name in self.headers):
+            raise ValueError("auth: sets the Authorization header; remove it from `headers`")
         if self.kind == "adk_api_server" and self.trajectory != "auto":
             raise ValueError("trajectory: ADK's server returns its events; the trajectory always comes from them")
         return self

@@ -24,13 +24,13 @@ from ...schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig
 from ..logs import LOG_FILE
 from ..traces.mapping import TraceContentMissing, turn_from_spans
 from ..traces.turn import TurnRecord, to_invocation
-from .http import AgentHttp, RemoteAgentError, joined, same_origin
+from .auth import BearerAuth, Tokens, token_source
+from .http import REFUSED, AgentHttp, RemoteAgentError, joined, same_origin
 from .process import AgentProcess, agent_environment, guard_exits
 from .receiver import OtlpReceiver, TraceMissing, TurnQuery
 from .session import Session, TurnContext
 
 READY_POLL = (0.05, 0.1, 0.2, 0.5)
-REFUSED = (401, 403)  # the ready check's answers that waiting does not change: fail at once
 
 
 class Kind(Protocol):
@@ -105,8 +105,26 @@ class RemoteAgent:
         self._suite_env = {name: expand(value, f"{where}.env.{name}", self._ours) for name, value in config.env.items()}
         self._receiver = OtlpReceiver(config.otlp_port) if config.traces else None
         self._process: Optional[AgentProcess] = None
-        self.http = AgentHttp(headers, workers, self._gone)
+        self.tokens = self._tokens()
+        auth = BearerAuth(self.tokens, config.url) if self.tokens else None
+        self.http = AgentHttp(headers, workers, self._gone, auth, self._credential, self._redact)
         self._up: Optional[asyncio.Task[None]] = None
+
+    def _tokens(self) -> Optional[Tokens]:
+        if self.config.auth is None:
+            return None
+        return Tokens(token_source(self.config.auth, self.config.url, self._base_dir, self._ours))
+
+    def _credential(self) -> str:
+        """Which credential requests carry, for messages: never its value."""
+        if self.tokens:
+            return self.tokens.credential
+        if self.config.headers:
+            return f"the headers {', '.join(self.config.headers)} of agenteval.yaml"
+        return "none (set the agent's `auth` or `headers`)"
+
+    def _redact(self, text: str) -> str:
+        return self.tokens.redact(text) if self.tokens else text
 
     def _agent_process(self, start: str) -> AgentProcess:
         config = self.config
@@ -203,6 +221,8 @@ class RemoteAgent:
         async def http_probe() -> str:
             try:
                 response = await self.http.probe(url, self.config.url, timeout=2.0)
+            except RemoteAgentError:  # no token to send: waiting will not make one
+                raise
             except Exception as exc:  # any failure is "not ready yet"
                 return f"GET {url}: {type(exc).__name__}: {exc}"
             if response.status_code in REFUSED:
@@ -216,6 +236,8 @@ class RemoteAgent:
         config = self.config
         if not same_origin(url, config.url):
             fix = "the agent's `headers` go only to its own server: point `ready` at a check there, or one that needs no credentials"
+        elif config.auth:
+            fix = f"the token was refused ({self._credential()}): check the credential's access to the service"
         elif config.headers:
             fix = f"the agent's headers ({', '.join(config.headers)}) were refused: check their values"
         else:

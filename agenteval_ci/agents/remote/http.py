@@ -22,6 +22,7 @@ CONNECT_TIMEOUT = 10.0
 EXIT_GRACE = 0.5  # seconds a dropped connection waits to learn whether the server died
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 SHOWN = 300  # characters of a bad reply quoted in the error
+REFUSED = (401, 403)  # answers that waiting or retrying does not change: the run ends at once
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -119,10 +120,15 @@ class AgentHttp:
     """One connection pool per suite, sized to its concurrency. `gone` names why the started
     server is gone (or None), so a refused connection says the server died rather than retrying."""
 
-    def __init__(self, headers: dict[str, str], connections: int, gone: Callable[[], Optional[str]] = lambda: None):
+    def __init__(self, headers: dict[str, str], connections: int, gone: Callable[[], Optional[str]] = lambda: None,
+                 auth: Optional[httpx.Auth] = None, credential: Callable[[], str] = lambda: "none",
+                 redact: Callable[[str], str] = lambda text: text):
         self._headers = headers
         self._connections = connections
         self._gone = gone
+        self._auth = auth
+        self.credential = credential  # which credential requests carry, for messages (never its value)
+        self.redact = redact
         self._client: Optional[httpx.AsyncClient] = None
 
     @property
@@ -131,7 +137,8 @@ class AgentHttp:
             limits = httpx.Limits(max_connections=self._connections, max_keepalive_connections=self._connections)
             transport = ConnectRetries(DropAfterError(httpx.AsyncHTTPTransport(limits=limits, trust_env=False)), self._gone)
             timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
-            self._client = httpx.AsyncClient(headers=self._headers, transport=transport, timeout=timeout, follow_redirects=False, trust_env=False)
+            self._client = httpx.AsyncClient(headers=self._headers, auth=self._auth, transport=transport, timeout=timeout,
+                                             follow_redirects=False, trust_env=False)
         return self._client
 
     async def probe(self, url: str, home: str, timeout: float) -> httpx.Response:
@@ -148,14 +155,18 @@ class AgentHttp:
 
     async def send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         """The request (retried on a refused connection); a non-2xx answer is an error."""
-        return checked(await self.request(method, url, what, **kwargs), what)
+        response = await self.request(method, url, what, **kwargs)
+        try:
+            return checked(response, what)
+        except RemoteAgentError as exc:
+            raise RemoteAgentError(self.redact(str(exc))) from None
 
     async def request(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         """The request (retried on a refused connection); any answer is returned, any failure is
         a RemoteAgentError saying whether it happened before or after the request was sent."""
         request = f"{method} {url}"
         try:
-            return await self.client.request(method, url, **kwargs)
+            response = await self.client.request(method, url, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             gone = self._gone()
             if gone:
@@ -163,6 +174,16 @@ class AgentHttp:
             raise RemoteAgentError(f"{_about(what)}{request}: cannot connect after {CONNECT_TRIES} tries: {_reason(exc)}") from None
         except httpx.HTTPError as exc:  # sent, then failed: never retried (the agent may have acted)
             raise RemoteAgentError(f"{_about(what)}{request} failed after the request was sent: {await self.why_failed(exc)}") from None
+        if response.status_code in REFUSED:
+            raise RemoteAgentError(self.refused(response, what))
+        return response
+
+    def refused(self, response: httpx.Response, what: str) -> str:
+        """A 401 or 403 ends the run at once: waiting or retrying does not change the answer."""
+        again = "; the token was fetched again and refused again" if response.status_code == 401 and self._auth else ""
+        request = f"{response.request.method} {response.request.url}"
+        return self.redact(f"{_about(what)}{request} was refused: HTTP {response.status_code} with credential: {self.credential()}{again}: "
+                           f"{_shown(response.text)}")
 
     async def why_failed(self, exc: BaseException) -> str:
         """A server that dropped the connection as it died is reaped a moment later: wait for that."""
