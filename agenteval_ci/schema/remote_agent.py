@@ -19,11 +19,20 @@ from pydantic import Field, field_validator, model_validator
 
 from ._base import StrictModel
 
-RemoteKind = Literal["http", "adk_api_server", "a2a"]
+RemoteKind = Literal["http", "adk_api_server", "a2a", "agent_engine"]
 TrajectorySource = Literal["auto", "reply", "traces"]
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${VAR}` in `env` and `headers` values
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
+# Vertex AI Agent Engine's resource name, and the regional endpoint serving it.
+ENGINE_NAME = re.compile(r"^projects/[^/]+/locations/(?P<location>[a-z0-9-]+)/reasoningEngines/[^/]+$")
+ENGINE_PATH = re.compile(r"/v1(?:beta1)?/(projects/[^/]+/locations/[^/]+/reasoningEngines/[^/:]+)$")
+
+
+def engine_url(resource_name: str) -> str:
+    location = ENGINE_NAME.match(resource_name)
+    assert location is not None
+    return f"https://{location['location']}-aiplatform.googleapis.com/v1/{resource_name}"
 
 
 class CommandAuth(StrictModel):
@@ -53,8 +62,11 @@ def check_http_url(value: str) -> str:
 class RemoteAgentConfig(StrictModel):
     kind: RemoteKind
     # http: the endpoint each turn is POSTed to; adk_api_server: the server's root;
-    # a2a: the agent's root (its card at /.well-known/agent-card.json). Requests go only here.
+    # a2a: the agent's root (its card at /.well-known/agent-card.json); agent_engine: the
+    # engine's REST URL (.../v1/projects/P/locations/L/reasoningEngines/ID), or give
+    # `resource_name`. Requests go only here.
     url: str
+    resource_name: Optional[str] = None  # agent_engine: projects/P/locations/L/reasoningEngines/ID
     app_name: Optional[str] = Field(default=None, min_length=1)  # adk_api_server: else the case's session_input.app_name
     # Started with /bin/sh in `cwd` (default: agenteval.yaml's folder), in its own process group.
     start: Optional[str] = Field(default=None, min_length=1)
@@ -69,6 +81,17 @@ class RemoteAgentConfig(StrictModel):
     otlp_port: int = Field(default=0, ge=0, le=65535)  # 0: a free port (only for a started agent)
     trace_timeout_seconds: float = Field(default=10.0, gt=0)  # how long a turn waits for its spans
     trajectory: TrajectorySource = "auto"  # where tool calls come from (docs/agents.md)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _engine_url(cls, data: object) -> object:
+        """An Agent Engine named by its resource name is served at its region's endpoint."""
+        if isinstance(data, dict) and data.get("kind") == "agent_engine" and "url" not in data and isinstance(data.get("resource_name"), str):
+            name = data["resource_name"]
+            if not ENGINE_NAME.match(name):
+                raise ValueError(f"resource_name: expected projects/PROJECT/locations/LOCATION/reasoningEngines/ID, got {name!r}")
+            return {**data, "url": engine_url(name)}
+        return data
 
     @field_validator("url")
     @classmethod
@@ -100,6 +123,10 @@ class RemoteAgentConfig(StrictModel):
 
     @model_validator(mode="after")
     def _keys_of_this_kind(self) -> "RemoteAgentConfig":
+        if self.resource_name is not None and self.kind != "agent_engine":
+            raise ValueError(f"resource_name: only for kind agent_engine (kind is {self.kind})")
+        if self.kind == "agent_engine":
+            self._check_engine()
         if self.app_name is not None and self.kind != "adk_api_server":
             raise ValueError(f"app_name: only for kind adk_api_server (kind is {self.kind})")
         if self.start is None:
@@ -115,6 +142,15 @@ class RemoteAgentConfig(StrictModel):
             raise ValueError("trajectory: traces needs `traces: true`")
         if self.auth is not None and any(name.lower() == "authorization" for name in self.headers):
             raise ValueError("auth: sets the Authorization header; remove it from `headers`")
-        if self.kind == "adk_api_server" and self.trajectory != "auto":
+        if self.kind in ("adk_api_server", "agent_engine") and self.trajectory != "auto":
             raise ValueError("trajectory: ADK's server returns its events; the trajectory always comes from them")
         return self
+
+    def _check_engine(self) -> None:
+        path = urlsplit(self.url).path.rstrip("/")
+        if not ENGINE_PATH.search(path):
+            raise ValueError(f"url: an Agent Engine's URL ends in /v1/projects/P/locations/L/reasoningEngines/ID, got {self.url!r}")
+        if self.resource_name is not None and not path.endswith("/" + self.resource_name):
+            raise ValueError(f"resource_name: {self.resource_name!r} is not the engine the url names ({self.url!r}); give one of them")
+        if self.start is not None or self.traces:
+            raise ValueError("start, traces: an Agent Engine runs on Vertex AI; we neither start it nor receive its spans")

@@ -14,7 +14,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from ...core.metrics.judge_context import INTERMEDIATE_TEXTS
@@ -64,11 +64,27 @@ def _a2a(config: RemoteAgentConfig) -> Kind:
     return A2aKind(config.url)
 
 
+def _agent_engine(config: RemoteAgentConfig) -> Kind:
+    from .agent_engine import AgentEngineKind
+
+    return AgentEngineKind(config.url)
+
+
 KINDS: dict[str, Callable[[RemoteAgentConfig], Kind]] = {
     "http": _json_contract,
     "adk_api_server": _adk_api_server,
     "a2a": _a2a,
+    "agent_engine": _agent_engine,
 }
+# Kinds whose service is a Google API: `auth: google` by default, with an access token.
+GOOGLE_API_KINDS = ("agent_engine",)
+
+
+@runtime_checkable
+class DeploymentCheck(Protocol):
+    """A kind that can tell, before any run, whether its deployment exists (AgentUnusable if not)."""
+
+    async def check(self, http: AgentHttp) -> None: ...
 
 # Started ADK servers record content in spans and use the schema whose spans carry the exact
 # model request (app_details as an in-process run records them) unless the user chose otherwise.
@@ -111,9 +127,12 @@ class RemoteAgent:
         self._up: Optional[asyncio.Task[None]] = None
 
     def _tokens(self) -> Optional[Tokens]:
-        if self.config.auth is None:
+        config = self.config
+        google_api = config.kind in GOOGLE_API_KINDS
+        auth = config.auth or ("google" if google_api and not config.headers else None)
+        if auth is None:
             return None
-        return Tokens(token_source(self.config.auth, self.config.url, self._base_dir, self._ours))
+        return Tokens(token_source(auth, config.url, self._base_dir, self._ours, access_token=google_api))
 
     def _credential(self) -> str:
         """Which credential requests carry, for messages: never its value."""
@@ -184,6 +203,8 @@ class RemoteAgent:
             except OSError as exc:
                 raise RemoteAgentError(f"cannot start the agent with `{self.config.start}`: {exc}") from None
         await self._wait_ready()
+        if isinstance(self._kind, DeploymentCheck):
+            await self._kind.check(self.http)
 
     def _start_receiver(self, receiver: OtlpReceiver) -> None:
         try:
