@@ -170,3 +170,14 @@ def test_a_wrong_auth_is_a_usage_error_naming_it(tmp_path, capsys, auth, headers
     write_project(tmp_path, {"kind": "http", "url": "http://127.0.0.1:9/turn", "auth": auth, "headers": headers}, [weather_case("c", ["Paris"])])
     assert main(["run", "--config", str(tmp_path / "agenteval.yaml"), "-q"]) == 2
     assert expected in capsys.readouterr().err
+
+
+def test_the_token_goes_only_to_the_agents_own_server(tmp_path, google_env):
+    from tests.agents.remote.test_requests import Recorder
+
+    with FakeTokenEndpoint() as endpoint, FakeCloudRun(endpoint) as service, Recorder(lambda handler: (200, {})) as elsewhere:
+        google_env(endpoint)
+        code, _ = _run(tmp_path, {"kind": "http", "url": f"{service.root_url}/turn", "auth": "google", "ready": f"{elsewhere.url}/healthz"})
+    assert code == 0 and elsewhere.seen
+    assert not [headers for _, _, headers in elsewhere.seen if "Authorization" in headers]
+    assert all(header.startswith("Bearer ") for header in service.authorizations)
