@@ -22,7 +22,7 @@ from ._base import StrictModel
 RemoteKind = Literal["http", "adk_api_server", "a2a", "agent_engine"]
 TrajectorySource = Literal["auto", "reply", "traces"]
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${VAR}` in `env` and `headers` values
+ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")  # `${VAR}` in `url` and in `env` and `headers` values
 HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # RFC 9110 token
 # Vertex AI Agent Engine's resource name, and the regional endpoint serving it.
 ENGINE_NAME = re.compile(r"^projects/[^/]+/locations/(?P<location>[a-z0-9-]+)/reasoningEngines/[^/]+$")
@@ -64,7 +64,7 @@ class RemoteAgentConfig(StrictModel):
     # http: the endpoint each turn is POSTed to; adk_api_server: the server's root;
     # a2a: the agent's root (its card at /.well-known/agent-card.json); agent_engine: the
     # engine's REST URL (.../v1/projects/P/locations/L/reasoningEngines/ID), or give
-    # `resource_name`. Requests go only here.
+    # `resource_name`. Requests go only here. May use ${VAR}.
     url: str
     resource_name: Optional[str] = None  # agent_engine: projects/P/locations/L/reasoningEngines/ID
     app_name: Optional[str] = Field(default=None, min_length=1)  # adk_api_server: else the case's session_input.app_name
@@ -96,7 +96,8 @@ class RemoteAgentConfig(StrictModel):
     @field_validator("url")
     @classmethod
     def _http_url(cls, value: str) -> str:
-        return check_http_url(value)
+        # `${VAR}` (a preview deployment's URL known only in CI): checked once expanded
+        return value if ENV_REFERENCE.search(value) else check_http_url(value)
 
     @field_validator("ready")
     @classmethod
@@ -147,6 +148,8 @@ class RemoteAgentConfig(StrictModel):
         return self
 
     def _check_engine(self) -> None:
+        if ENV_REFERENCE.search(self.url):
+            return
         path = urlsplit(self.url).path.rstrip("/")
         if not ENGINE_PATH.search(path):
             raise ValueError(f"url: an Agent Engine's URL ends in /v1/projects/P/locations/L/reasoningEngines/ID, got {self.url!r}")

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from ...core.metrics.judge_context import INTERMEDIATE_TEXTS
 from ...errors import DependencyError, UsageError
 from ...schema import Content, EvalCase, Invocation
-from ...schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig
+from ...schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig, check_http_url
 from ..logs import LOG_FILE
 from ..traces.mapping import TraceContentMissing, turn_from_spans
 from ..traces.turn import TurnRecord, to_invocation
@@ -107,15 +107,27 @@ def expand(value: str, where: str, env: dict[str, str]) -> str:
     return ENV_REFERENCE.sub(one, value)
 
 
+def _expanded_url(config: RemoteAgentConfig, where: str, env: dict[str, str]) -> RemoteAgentConfig:
+    """The config with `url`'s `${VAR}`s filled in, checked as a written URL is."""
+    if not ENV_REFERENCE.search(config.url):
+        return config
+    url = expand(config.url, f"{where}.url", env)
+    try:
+        check_http_url(url)
+    except ValueError as exc:
+        raise UsageError(f"{where}.url: {exc}") from None
+    return config.model_copy(update={"url": url})
+
+
 class RemoteAgent:
     """Loading checks the config (a `${VAR}` that is not set is an error now); nothing is bound
     or started until the first run, so an agent that never runs holds nothing to release."""
 
     def __init__(self, config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent", turn_timeout: float = 300.0):
-        self.config = config
+        self._ours = dict(os.environ)
+        self.config = config = _expanded_url(config, where, self._ours)
         self._turn_timeout = turn_timeout
         self._base_dir = base_dir
-        self._ours = dict(os.environ)
         self._kind = KINDS[config.kind](config)
         headers = {name: expand(value, f"{where}.headers.{name}", self._ours) for name, value in config.headers.items()}
         self._suite_env = {name: expand(value, f"{where}.env.{name}", self._ours) for name, value in config.env.items()}

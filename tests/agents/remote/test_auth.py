@@ -181,3 +181,17 @@ def test_the_token_goes_only_to_the_agents_own_server(tmp_path, google_env):
     assert code == 0 and elsewhere.seen
     assert not [headers for _, _, headers in elsewhere.seen if "Authorization" in headers]
     assert all(header.startswith("Bearer ") for header in service.authorizations)
+
+
+def test_a_preview_url_comes_from_the_environment(tmp_path, google_env, monkeypatch, capsys):
+    """A deployment per PR has a URL known only in CI: `url: ${PREVIEW_URL}/turn`, and the ID
+    token's audience is the expanded URL's origin."""
+    with FakeTokenEndpoint() as endpoint, FakeCloudRun(endpoint) as service:
+        google_env(endpoint)
+        monkeypatch.setenv("PREVIEW_URL", service.root_url)
+        code, results = _run(tmp_path / "set", {"kind": "http", "url": "${PREVIEW_URL}/turn", "auth": "google"})
+        assert code == 0 and service.refusals == 0 and _scores(results)["tool_trajectory_avg_score"] == 1.0
+        monkeypatch.delenv("PREVIEW_URL")
+        write_project(tmp_path / "unset", {"kind": "http", "url": "${PREVIEW_URL}/turn", "auth": "google"}, [weather_case("c", ["Paris"])])
+        assert main(["run", "--config", str(tmp_path / "unset" / "agenteval.yaml"), "-q"]) == 2
+    assert "url: ${PREVIEW_URL} is not set in the environment" in capsys.readouterr().err
