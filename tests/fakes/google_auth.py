@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import secrets
 import time
 from pathlib import Path
@@ -48,7 +49,8 @@ class FakeTokenEndpoint(LoopbackFake):
             reply: dict[str, Any] = {"access_token": token, "expires_in": self.lifetime, "token_type": "Bearer"}
         else:
             header = _b64(json.dumps({"alg": "RS256", "typ": "JWT"}).encode())
-            claims = _b64(json.dumps({"aud": audience, "exp": int(expiry) + 1, "iat": int(time.time()), "nonce": secrets.token_hex(12)}).encode())
+            expiry = float(math.ceil(expiry))  # `exp` is whole seconds: the token lives exactly as long as it says
+            claims = _b64(json.dumps({"aud": audience, "exp": int(expiry), "iat": int(time.time()), "nonce": secrets.token_hex(12)}).encode())
             token = f"{header}.{claims}.{_b64(secrets.token_bytes(32))}"
             reply = {"id_token": token}
         with self._lock:

@@ -1,0 +1,102 @@
+"""Overhead per turn of `auth:` token handling against the same requests with a fixed header.
+
+A loopback Cloud Run-style service (tests/fakes/google_auth.py: every request's ID token checked)
+gets TURNS POSTs at concurrency 8 through the agents' own client (AgentHttp), interleaved,
+REPEATS times each, the median repeat's wall time reported:
+- fixed:     `headers: {Authorization: Bearer ...}`, a token fetched once beforehand (the anchor);
+- auth:      `auth: google` (google-auth, a service-account key whose token_uri is the loopback
+             token endpoint), tokens lasting an hour: one fetch for the whole run;
+- rotating:  the same with tokens lasting ROTATE_S seconds: each refresh's cost, counted apart.
+
+The goal: no measurable cost per turn beyond one refresh an hour.
+
+    python bench/token_overhead.py [--turns 2000] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from agenteval_ci.agents.remote.auth import BearerAuth, GoogleTokens, Tokens  # noqa: E402
+from agenteval_ci.agents.remote.http import AgentHttp  # noqa: E402
+from tests.fakes.google_auth import FakeCloudRun, FakeTokenEndpoint, service_account_file  # noqa: E402
+
+CONCURRENCY = 8
+ROTATE_S = 0.5
+
+
+async def _turns(http: AgentHttp, url: str, turns: int) -> float:
+    bound = asyncio.Semaphore(CONCURRENCY)
+
+    async def one(i: int) -> None:
+        async with bound:
+            await http.send("POST", url, "", json={"session_id": "s", "message": f"weather in {i}", "state": {}})
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(i) for i in range(turns)))
+    elapsed = time.perf_counter() - started
+    await http.close()
+    return elapsed
+
+
+def fixed(url: str, token: str, turns: int) -> float:
+    return asyncio.run(_turns(AgentHttp({"Authorization": f"Bearer {token}"}, CONCURRENCY), url, turns))
+
+
+def with_auth(url: str, turns: int) -> tuple[float, int]:
+    tokens = Tokens(GoogleTokens(url.rsplit("/", 1)[0]))
+    elapsed = asyncio.run(_turns(AgentHttp({}, CONCURRENCY, auth=BearerAuth(tokens, url)), url, turns))
+    return elapsed, tokens.fetches
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=2000)
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, FakeTokenEndpoint(lifetime=3600) as hourly, FakeTokenEndpoint(lifetime=ROTATE_S) as short:
+        results: dict[str, list[float]] = {"fixed": [], "auth": [], "rotating": []}
+        fetches: list[int] = []
+        refused = dict.fromkeys(results, 0)
+        for _ in range(args.repeats):
+            for name in results:
+                endpoint = short if name == "rotating" else hourly
+                os.environ["GOOGLE_APPLICATION_CREDENTIALS"] = str(service_account_file(Path(tmp) / f"{name}.json", endpoint.token_uri))
+                with FakeCloudRun(endpoint) as service:
+                    service._server.RequestHandlerClass.disable_nagle_algorithm = True  # headers and body are two writes
+                    url = f"{service.root_url}/turn"
+                    if name == "fixed":
+                        token = endpoint.issue(service.root_url)["id_token"]
+                        results[name].append(fixed(url, token, args.turns))
+                    else:
+                        elapsed, count = with_auth(url, args.turns)
+                        results[name].append(elapsed)
+                        if name == "rotating":
+                            fetches.append(count)
+                    refused[name] += service.refusals
+    anchor = statistics.median(results["fixed"])
+    per_turn = lambda seconds: seconds / args.turns * 1000 * CONCURRENCY  # ms a turn waits, at concurrency 8
+    print(f"{args.turns} turns at concurrency {CONCURRENCY}, median of {args.repeats} interleaved repeats")
+    print(f"  fixed header (anchor): {anchor:.3f}s  ({per_turn(anchor):.2f} ms a turn)")
+    for name in ("auth", "rotating"):
+        wall = statistics.median(results[name])
+        print(f"  {name:<20} {wall:.3f}s  ({wall / anchor:.2f}x; {per_turn(wall - anchor):+.2f} ms a turn)")
+    refreshes = statistics.median(fetches)
+    extra = statistics.median(results["rotating"]) - statistics.median(results["auth"])
+    print(f"  rotating: {refreshes:g} fetches for tokens of {ROTATE_S:g}s, about {extra / max(refreshes - 1, 1) * 1000:.1f} ms each")
+    print(f"  requests answered 401 (then retried once with a new token): {refused}")
+    print("  spread of the anchor's repeats: " + ", ".join(f"{s:.3f}" for s in sorted(results["fixed"])))
+
+
+if __name__ == "__main__":
+    main()
