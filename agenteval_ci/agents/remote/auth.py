@@ -159,7 +159,7 @@ class GoogleTokens:
         from google.oauth2 import id_token
 
         if self._audience:
-            credentials = id_token.fetch_id_token_credentials(self._audience, request=request)
+            credentials = id_token.fetch_id_token_credentials(self._audience, request=request)  # type: ignore[no-untyped-call]
         else:
             credentials, _ = google.auth.default(scopes=[CLOUD_PLATFORM])
         email = getattr(credentials, "service_account_email", None)
@@ -195,8 +195,8 @@ class CommandTokens:
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise RemoteAgentError(f"auth: `{self._config.command}` failed: {exc}") from None
         value = done.stdout.strip()
-        if done.returncode != 0:
-            detail = " ".join(done.stderr.split())[-SHOWN_STDERR:].replace(value, "[token]") if value else " ".join(done.stderr.split())[-SHOWN_STDERR:]
+        if done.returncode != 0:  # its stderr says why; its stdout may hold a token: never shown
+            detail = " ".join(done.stderr.split())[-SHOWN_STDERR:]
             raise RemoteAgentError(f"auth: `{self._config.command}` exited with status {done.returncode}: {detail or '(no stderr)'}")
         if not value or "\n" in value or " " in value:
             raise RemoteAgentError(f"auth: `{self._config.command}` must print one token on one line (it printed {len(value.splitlines())} line(s))")
