@@ -141,7 +141,8 @@ class RemoteAgent:
     def _tokens(self) -> Optional[Tokens]:
         config = self.config
         google_api = config.kind in GOOGLE_API_KINDS
-        auth = config.auth or ("google" if google_api and not config.headers else None)
+        own_authorization = any(name.lower() == "authorization" for name in config.headers)
+        auth = config.auth or ("google" if google_api and not own_authorization else None)
         if auth is None:
             return None
         return Tokens(token_source(auth, config.url, self._base_dir, self._ours, access_token=google_api))

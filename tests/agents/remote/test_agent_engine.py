@@ -100,3 +100,12 @@ def test_a_resource_name_is_served_at_its_regions_endpoint():
 
     config = RemoteAgentConfig.model_validate({"kind": "agent_engine", "resource_name": "projects/p/locations/europe-west4/reasoningEngines/7"})
     assert config.url == "https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/europe-west4/reasoningEngines/7"
+
+
+def test_headers_other_than_authorization_keep_the_default_google_auth(gemini, google_env):
+    """`X-Goog-User-Project` (a quota project) is no credential: the access token still goes."""
+    agent_module = importlib.import_module(f"{PACKAGE}.agent")
+    with FakeTokenEndpoint() as tokens, FakeAgentEngine(agent_module.root_agent, tokens) as engine:
+        google_env(tokens)
+        assert _engine_run({"kind": "agent_engine", "url": engine.url, "headers": {"X-Goog-User-Project": "demo-project"}}, "engine.json") == 0
+    assert engine.refusals == 0 and tokens.requests
