@@ -195,3 +195,12 @@ def test_a_preview_url_comes_from_the_environment(tmp_path, google_env, monkeypa
         write_project(tmp_path / "unset", {"kind": "http", "url": "${PREVIEW_URL}/turn", "auth": "google"}, [weather_case("c", ["Paris"])])
         assert main(["run", "--config", str(tmp_path / "unset" / "agenteval.yaml"), "-q"]) == 2
     assert "url: ${PREVIEW_URL} is not set in the environment" in capsys.readouterr().err
+
+
+def test_a_token_command_is_run_again_once_on_a_401(tmp_path):
+    with FakeTokenEndpoint() as endpoint, FakeCloudRun(endpoint, revoke_after=2) as service:
+        (tmp_path / "token.py").write_text(TOKEN_COMMAND)
+        command = f"{sys.executable} token.py {endpoint.token_uri} {service.root_url}"
+        code, results = _run(tmp_path, {"kind": "http", "url": f"{service.root_url}/turn", "auth": {"command": command}})
+    assert code == 0, results
+    assert service.refusals == 1 and len((tmp_path / "runs.txt").read_text()) == 2  # an hour-long token: re-run only for the 401
