@@ -8,6 +8,9 @@ REPEATS times each, the best repeat's wall time reported (a shared machine's noi
              token endpoint), tokens lasting an hour: one fetch for the whole run;
 - rotating:  the same with tokens lasting ROTATE_S seconds: each refresh's cost, counted apart.
 
+And, apart from any server and its noise, the token handling alone: the same requests through
+an httpx client over a MockTransport, with and without BearerAuth (a token valid for an hour).
+
 The goal: no measurable cost per turn beyond one refresh an hour.
 
     python bench/token_overhead.py [--turns 2000] [--repeats 5]
@@ -27,7 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agenteval_ci.agents.remote.auth import BearerAuth, GoogleTokens, Tokens  # noqa: E402
+import httpx  # noqa: E402
+
+from agenteval_ci.agents.remote.auth import BearerAuth, GoogleTokens, Token, Tokens  # noqa: E402
 from agenteval_ci.agents.remote.http import AgentHttp  # noqa: E402
 from tests.fakes.google_auth import FakeCloudRun, FakeTokenEndpoint, service_account_file  # noqa: E402
 
@@ -57,6 +62,27 @@ def with_auth(url: str, turns: int) -> tuple[float, int]:
     tokens = Tokens(GoogleTokens(url.rsplit("/", 1)[0]))
     elapsed = asyncio.run(_turns(AgentHttp({}, CONCURRENCY, auth=BearerAuth(tokens, url)), url, turns))
     return elapsed, tokens.fetches
+
+
+class _HourLong:
+    credential = "a token valid for an hour"
+
+    def fetch(self) -> Token:
+        return Token("t" * 900, time.monotonic() + 3600)
+
+
+def flow_only(turns: int, with_auth: bool) -> float:
+    """Seconds for `turns` sequential requests to a MockTransport: the client's own work."""
+    async def go() -> float:
+        auth = BearerAuth(Tokens(_HourLong()), "http://svc") if with_auth else None
+        transport = httpx.MockTransport(lambda request: httpx.Response(200, json={}))
+        async with httpx.AsyncClient(transport=transport, auth=auth, headers={} if with_auth else {"Authorization": "Bearer " + "t" * 900}) as client:
+            started = time.perf_counter()
+            for _ in range(turns):
+                await client.post("http://svc/turn", json={"message": "hi"})
+            return time.perf_counter() - started
+
+    return asyncio.run(go())
 
 
 def main() -> None:
@@ -95,6 +121,13 @@ def main() -> None:
     extra = min(results["rotating"]) - min(results["auth"])
     print(f"  rotating: {refreshes:g} fetches for tokens of {ROTATE_S:g}s, about {extra / max(refreshes - 1, 1) * 1000:.1f} ms each")
     print(f"  requests answered 401 (then retried once with a new token): {refused}")
+    flows: dict[bool, list[float]] = {False: [], True: []}
+    for _ in range(args.repeats):
+        for authed_flow in (False, True):
+            flows[authed_flow].append(flow_only(args.turns, authed_flow))
+    plain, authed = min(flows[False]), min(flows[True])
+    print(f"  token handling alone (MockTransport, {args.turns} requests): {plain / args.turns * 1e6:.0f} us a request with a fixed header, "
+          f"{authed / args.turns * 1e6:.0f} us with auth ({(authed - plain) / args.turns * 1e6:+.0f} us)")
     print("  spread of the anchor's repeats: " + ", ".join(f"{s:.3f}" for s in sorted(results["fixed"])))
 
 

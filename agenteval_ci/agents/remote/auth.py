@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from ...schema.remote_agent import AuthConfig, CommandAuth
-from .http import RemoteAgentError, same_origin
+from .http import DEFAULT_PORTS, RemoteAgentError, origin_of
 
 REFRESH_MARGIN = 300.0  # seconds before expiry a token is replaced (a quarter of a shorter lifetime)
 COMMAND_TIMEOUT = 60.0
@@ -63,6 +63,9 @@ class Tokens:
         return self._source.credential
 
     async def current(self) -> str:
+        token = self._token
+        if token is not None and not self._due(token):  # every turn but one an hour: no lock, no await
+            return token.value
         async with self._locked():
             if self._token is None or self._due(self._token):
                 await self._fetch()
@@ -109,10 +112,11 @@ class BearerAuth(httpx.Auth):
 
     def __init__(self, tokens: Tokens, home: str):
         self._tokens = tokens
-        self._home = home
+        self._home = origin_of(home)
 
     async def async_auth_flow(self, request: httpx.Request) -> AsyncGenerator[httpx.Request, httpx.Response]:
-        if not same_origin(str(request.url), self._home):
+        url = request.url
+        if (url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme)) != self._home:
             yield request
             return
         token = await self._tokens.current()

@@ -35,17 +35,20 @@ def _about(what: str) -> str:
     return f"{what}: " if what else ""
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 def same_origin(url: str, other: str) -> bool:
-    return _origin_of(url) == _origin_of(other)
+    return origin_of(url) == origin_of(other)
 
 
-def _origin_of(url: str) -> tuple[str, Optional[str], Optional[int]]:
+def origin_of(url: str) -> tuple[str, Optional[str], Optional[int]]:
     parts = urlsplit(url)
     try:
         port = parts.port
     except ValueError:
         port = None
-    return parts.scheme.lower(), parts.hostname, port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return parts.scheme.lower(), parts.hostname, port or DEFAULT_PORTS.get(parts.scheme.lower())
 
 
 def joined(base: str, path: str) -> str:
