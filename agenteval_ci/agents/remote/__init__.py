@@ -10,11 +10,12 @@ reason; a server that never became ready fails every run of the suite.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol, runtime_checkable
+from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from ...core.metrics.judge_context import INTERMEDIATE_TEXTS
@@ -135,7 +136,7 @@ class RemoteAgent:
         self._process: Optional[AgentProcess] = None
         self.tokens = self._tokens()
         auth = BearerAuth(self.tokens, config.url) if self.tokens else None
-        self.http = AgentHttp(headers, workers, self._gone, auth, self._credential, self._redact)
+        self.http = AgentHttp(headers, workers, self._gone, auth, self._credential)
         self._up: Optional[asyncio.Task[None]] = None
 
     def _tokens(self) -> Optional[Tokens]:
@@ -155,8 +156,15 @@ class RemoteAgent:
             return f"the headers {', '.join(self.config.headers)} of agenteval.yaml"
         return "none (set the agent's `auth` or `headers`)"
 
-    def _redact(self, text: str) -> str:
-        return self.tokens.redact(text) if self.tokens else text
+    @contextlib.contextmanager
+    def _tokens_hidden(self) -> Iterator[None]:
+        """A failure's message never shows a token: a server may echo the request in its answer."""
+        try:
+            yield
+        except RemoteAgentError as exc:
+            if not self.tokens:
+                raise
+            raise RemoteAgentError(self.tokens.redact(str(exc))) from None
 
     def _agent_process(self, start: str) -> AgentProcess:
         config = self.config
@@ -195,7 +203,8 @@ class RemoteAgent:
         if gone:
             raise RemoteAgentError(f"the agent's server is gone: {gone}")
         session = Session.of(case, run_index, self.http)
-        await self._open(session, case)
+        with self._tokens_hidden():
+            await self._open(session, case)
         return RemoteConversation(self, session)
 
     async def _open(self, session: Session, case: EvalCase) -> None:
@@ -308,7 +317,8 @@ class RemoteAgent:
         agent's own events (ADK's server) hold them; a JSON reply, a task or a trace do not."""
         started = time.monotonic()
         context = TurnContext(number)
-        record = await self._kind.turn(session, user_content, context)
+        with self._tokens_hidden():
+            record = await self._kind.turn(session, user_content, context)
         if self._receiver:
             record = self._with_trace(record, await self._trace(session, context))
         elif self.config.trajectory == "auto" and record.steps is None:

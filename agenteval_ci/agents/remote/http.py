@@ -124,14 +124,12 @@ class AgentHttp:
     server is gone (or None), so a refused connection says the server died rather than retrying."""
 
     def __init__(self, headers: dict[str, str], connections: int, gone: Callable[[], Optional[str]] = lambda: None,
-                 auth: Optional[httpx.Auth] = None, credential: Callable[[], str] = lambda: "none",
-                 redact: Callable[[str], str] = lambda text: text):
+                 auth: Optional[httpx.Auth] = None, credential: Callable[[], str] = lambda: "none"):
         self._headers = headers
         self._connections = connections
         self._gone = gone
         self._auth = auth
         self.credential = credential  # which credential requests carry, for messages (never its value)
-        self.redact = redact
         self._client: Optional[httpx.AsyncClient] = None
 
     @property
@@ -158,11 +156,7 @@ class AgentHttp:
 
     async def send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         """The request (retried on a refused connection); a non-2xx answer is an error."""
-        response = await self.request(method, url, what, **kwargs)
-        try:
-            return checked(response, what)
-        except RemoteAgentError as exc:
-            raise RemoteAgentError(self.redact(str(exc))) from None
+        return checked(await self.request(method, url, what, **kwargs), what)
 
     async def request(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         """The request (retried on a refused connection); any answer is returned, any failure is
@@ -185,8 +179,7 @@ class AgentHttp:
         """A 401 or 403 ends the run at once: waiting or retrying does not change the answer."""
         again = "; the token was fetched again and refused again" if response.status_code == 401 and self._auth else ""
         request = f"{response.request.method} {response.request.url}"
-        return self.redact(f"{_about(what)}{request} was refused: HTTP {response.status_code} with credential: {self.credential()}{again}: "
-                           f"{_shown(response.text)}")
+        return f"{_about(what)}{request} was refused: HTTP {response.status_code} with credential: {self.credential()}{again}: {_shown(response.text)}"
 
     async def why_failed(self, exc: BaseException) -> str:
         """A server that dropped the connection as it died is reaped a moment later: wait for that."""

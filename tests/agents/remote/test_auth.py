@@ -204,3 +204,14 @@ def test_a_token_command_is_run_again_once_on_a_401(tmp_path):
         code, results = _run(tmp_path, {"kind": "http", "url": f"{service.root_url}/turn", "auth": {"command": command}})
     assert code == 0, results
     assert service.refusals == 1 and len((tmp_path / "runs.txt").read_text()) == 2  # an hour-long token: re-run only for the 401
+
+
+def test_a_server_echoing_the_token_never_gets_it_into_the_results(tmp_path):
+    from tests.agents.remote.test_requests import Recorder
+
+    echo = lambda handler: (500, {"error": "boom", "you_sent": handler.headers["Authorization"]})
+    with Recorder(echo) as server:
+        code, results = _run(tmp_path, {"kind": "http", "url": f"{server.url}/turn", "auth": {"command": "echo tok-SECRET-4711"}})
+    [run] = results["cases"][0]["runs"]
+    assert code == 1 and "answered HTTP 500" in run["error"] and "Bearer [token]" in run["error"]
+    assert "tok-SECRET-4711" not in (tmp_path / "results.json").read_text()
