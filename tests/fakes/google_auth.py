@@ -140,3 +140,50 @@ class FakeCloudRun(LoopbackFake):
 
         Handler.fake = self
         return Handler
+
+
+class FakeMetadataServer(LoopbackFake):
+    """Google Cloud's metadata server, as google-auth finds it through GCE_METADATA_HOST and
+    GCE_METADATA_IP (Cloud Build, GKE, a runner on Google Cloud): the identity endpoint's ID
+    tokens and the default service account's access tokens, issued by `tokens`."""
+
+    ROOT = "/computeMetadata/v1/instance/service-accounts/default/"
+
+    def __init__(self, tokens: FakeTokenEndpoint):
+        self.tokens = tokens
+        self._open()
+
+    @property
+    def host(self) -> str:
+        return self.root_url.removeprefix("http://")
+
+    def _handler(self) -> type:
+        fake = self
+
+        class Handler(FakeHandler):
+            def _metadata(self, status: int, body: bytes, content_type: str) -> None:
+                self.send_bytes(status, body, content_type, {"Metadata-Flavor": "Google"})
+
+            def do_GET(self) -> None:  # noqa: N802
+                path, _, query = self.path.partition("?")
+                params = {k: v[0] for k, v in parse_qs(query).items()}
+                if self.headers.get("Metadata-Flavor") != "Google":
+                    return self._metadata(403, b"Missing Metadata-Flavor:Google header.", "text/plain")
+                if path in ("", "/"):
+                    return self._metadata(200, b"computeMetadata/\n", "text/plain")
+                if path == fake.ROOT + "identity":
+                    return self._metadata(200, fake.tokens.issue(params["audience"])["id_token"].encode(), "application/text")
+                if path == fake.ROOT + "token":
+                    return self._metadata(200, json.dumps(fake.tokens.issue(None)).encode(), "application/json")
+                if path == fake.ROOT.rstrip("/") or path == fake.ROOT:
+                    info = {"email": "runner@demo-project.iam.gserviceaccount.com", "scopes": ["https://www.googleapis.com/auth/cloud-platform"], "aliases": ["default"]}
+                    return self._metadata(200, json.dumps(info).encode(), "application/json")
+                if path == fake.ROOT + "email":
+                    return self._metadata(200, b"runner@demo-project.iam.gserviceaccount.com", "text/plain")
+                self._metadata(404, b"not found", "text/plain")
+
+            def serve(self) -> None:
+                self._metadata(405, b"", "text/plain")
+
+        Handler.fake = self
+        return Handler

@@ -215,3 +215,24 @@ def test_a_server_echoing_the_token_never_gets_it_into_the_results(tmp_path):
     [run] = results["cases"][0]["runs"]
     assert code == 1 and "answered HTTP 500" in run["error"] and "Bearer [token]" in run["error"]
     assert "tok-SECRET-4711" not in (tmp_path / "results.json").read_text()
+
+
+def test_on_google_cloud_the_id_token_comes_from_the_metadata_server(tmp_path):
+    """Cloud Build, GKE, a runner on Google Cloud: no key file, the metadata server's identity
+    endpoint. google-auth reads GCE_METADATA_HOST when imported: the real CLI, in a fresh process."""
+    import os
+    import subprocess
+
+    from tests.fakes.google_auth import FakeMetadataServer
+
+    with FakeTokenEndpoint(lifetime=1.2) as endpoint, FakeMetadataServer(endpoint) as metadata, FakeCloudRun(endpoint, latency=0.3) as service:
+        write_project(tmp_path, {"kind": "http", "url": f"{service.root_url}/turn", "auth": "google"}, [weather_case("six_cities", CITIES)])
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GOOGLE_", "GCE_", "CLOUDSDK_"))}
+        env.update(GCE_METADATA_HOST=metadata.host, GCE_METADATA_IP=metadata.host, CLOUDSDK_CONFIG=str(tmp_path / "no-gcloud"))
+        done = subprocess.run([sys.executable, "-m", "agenteval_ci", "run", "--config", str(tmp_path / "agenteval.yaml"),
+                               "--json", str(tmp_path / "results.json"), "--no-gate", "-q"], env=env, capture_output=True, text=True, timeout=120)
+        issued = list(endpoint.issued)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert service.refusals == 0 and len(issued) >= 2  # fetched again before the first expired
+    assert not endpoint.requests  # every token came through the metadata server
+    assert all(token not in done.stdout + done.stderr + (tmp_path / "results.json").read_text() for token in issued)
