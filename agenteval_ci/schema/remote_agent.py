@@ -1,10 +1,11 @@
-"""A suite's `agent:` as a mapping: an agent served over HTTP (docs/agents.md).
+"""A suite's `agent:` as a mapping: an agent served over HTTP or deployed (docs/agents.md).
 
     agent:
-      kind: http                 # http (our JSON contract), adk_api_server or a2a
+      kind: http                 # http (our JSON contract), adk_api_server, a2a or agent_engine
       url: http://127.0.0.1:8080/turn
       start: npm start           # optional: we start it, wait until it is ready, stop its process group
       traces: true               # optional: an OTLP/HTTP receiver the agent's exporter points at
+      auth: google               # optional: a bearer token fetched and refreshed (or {command: ...})
 
 Only the keys of the chosen kind apply; the others are errors, so a typo never goes unread.
 """
