@@ -24,7 +24,7 @@ from ...errors import AgentUnusable
 from ...schema import Content, EvalCase
 from ..adk import events_to_invocation
 from ..traces.turn import TurnRecord
-from .adk_api_server import ServerEvent, _Lenient
+from .adk_api_server import ServerEvent
 from .http import MAX_REPLY_BYTES, AgentHttp, RemoteAgentError, checked, parse_reply, reply_json
 from .session import Session, TurnContext
 
@@ -32,11 +32,17 @@ from .session import Session, TurnContext
 METHODS = (("async_create_session", "async_stream_query"), ("create_session", "stream_query"))
 
 
-class _Output(_Lenient):
+class _Reply(pydantic.BaseModel):
+    """What the engine answers; keys we do not read are ignored."""
+
+    model_config = pydantic.ConfigDict(extra="ignore")
+
+
+class _Output(_Reply):
     output: dict[str, Any]
 
 
-class _CreatedSession(_Lenient):
+class _CreatedSession(_Reply):
     id: str = pydantic.Field(min_length=1)
 
 
