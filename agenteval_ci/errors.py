@@ -55,6 +55,11 @@ class UsageError(AgentevalError):
     """A wrong flag, a missing file, a command used the wrong way."""
 
 
+class AgentUnusable(UsageError):
+    """The agent cannot be reached as configured (a deployment that does not exist): the whole
+    command stops with exit 2 rather than each run failing for the same reason."""
+
+
 class DependencyError(AgentevalError):
     """An optional dependency (google-adk, ...) is needed but not installed."""
 

@@ -100,7 +100,7 @@ def remote_agent_problems(config: RemoteAgentConfig, base_dir: Path, cases: Iter
         if nameless:
             problems.append(f"{len(nameless)} case(s) have no session_input.app_name (first: {nameless[0]}): give the app's "
                             "name on the server as `app_name` (GET <url>/list-apps lists them)")
-    wanted = {name for value in (*config.env.values(), *config.headers.values()) for name in ENV_REFERENCE.findall(value)}
+    wanted = {name for value in (config.url, *config.env.values(), *config.headers.values()) for name in ENV_REFERENCE.findall(value)}
     warnings += [f"${{{name}}} is not set here (`run` needs it)" for name in sorted(wanted) if name not in environ]
     return problems, warnings
 

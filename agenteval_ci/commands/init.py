@@ -573,6 +573,9 @@ def next_steps(layout: Layout, files: list[str], findings: Findings) -> str:
                f"(GET {project.url}/list-apps names them)")
         checks = [f"the start command `{project.start}`{where} serves ADK's API at {project.url}", app, *project.checks]
         steps.append(f"check:   {project.sdk} ({project.manifest}):\n" + _indented(checks))
+    deployment = deployment_config(layout.root)
+    if deployment:
+        steps.append(f"deploy:  {deployment}: to gate the agent as deployed, a preview per PR:\n" + _indented(DEPLOY_PREVIEW))
     steps.append('require: Settings > Branches > add a branch protection rule (or a ruleset) for main >\n'
                  '              "Require status checks to pass" > add the check "agenteval"')
     numbered = "\n".join(f"  {n}. {step}" for n, step in enumerate(steps, 1))
@@ -580,6 +583,25 @@ def next_steps(layout: Layout, files: list[str], findings: Findings) -> str:
 next steps:
 {numbered}
   then every PR gets a comment and the check; a maintainer comments `/agenteval accept` to take intended changes."""
+
+
+# What a project's deployment configuration is (agents-cli's `deployment/` folder, a Dockerfile
+# for Cloud Run), and the workflow that gates a preview of it (docs/workflows/deploy-preview.yml).
+DEPLOYMENT_CONFIGS = ("deployment", "Dockerfile")
+DEPLOY_PREVIEW = [
+    "copy docs/workflows/deploy-preview.yml of agenteval-ci to .github/workflows/: it deploys the PR's agent to a Cloud Run "
+    "tag, gates it (agenteval.preview.yaml: url: ${PREVIEW_URL}/turn) and removes the tag; docs/agents.md, \"Deployed agents\"",
+    "it needs a workload identity provider trusting this repository, and a service account with roles/run.developer, "
+    "roles/iam.serviceAccountUser, roles/cloudbuild.builds.editor, roles/artifactregistry.writer, roles/storage.admin "
+    "and roles/run.invoker (variables GCP_WORKLOAD_IDENTITY_PROVIDER, GCP_DEPLOY_SERVICE_ACCOUNT)",
+    "pull requests from forks get no deployment credentials: the workflow runs only for this repository's branches",
+]
+
+
+def deployment_config(root: Path) -> str | None:
+    """The project's deployment configuration, as a next step names it; None when it has none."""
+    found = [name for name in DEPLOYMENT_CONFIGS if os.path.lexists(root / name)]
+    return f"found {' and '.join(found)}" if found else None
 
 
 def _indented(lines: list[str]) -> str:

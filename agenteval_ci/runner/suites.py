@@ -27,7 +27,7 @@ from ..core.results_record import with_judge_usage
 from ..core.scoring import CaseToScore, score_case, with_more_runs
 from ..core.shards import in_shard
 from ..core.simulation import SimulatedUser, SimulationFailed
-from ..errors import InputError, Problem
+from ..errors import AgentUnusable, InputError, Problem
 from ..files.baseline_answers import BaselineAnswers
 from ..files.project import EvalSetToRun, Suite
 from ..files.results_file import new_results
@@ -140,6 +140,8 @@ async def run_conversation(
             except asyncio.TimeoutError:
                 error = f"turn {len(invocations) + 1}: timed out after {turn_timeout:g}s"
                 break
+    except AgentUnusable:  # the agent as configured does not exist: the command stops (exit 2)
+        raise
     except SimulationFailed as exc:  # the simulated user, not the agent, failed: say so
         error = f"turn {len(invocations) + 1}: {exc}"
     except Exception as exc:  # the agent's own failure: this run fails, the others go on

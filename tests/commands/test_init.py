@@ -245,3 +245,16 @@ def test_a_fifo_where_init_reads_never_hangs_it(tmp_path, where, code, capsys):
     assert _within(30, ["init", "--no-run", str(tmp_path / "p")]) == code
     err = capsys.readouterr().err
     assert "Traceback" not in err and (code == 0 or "is a FIFO (named pipe), not a file" in err or "no ADK agent under" in err), err
+
+
+@pytest.mark.parametrize("config", ["Dockerfile", "deployment"])
+def test_a_project_with_a_deployment_config_is_offered_the_preview_workflow(tmp_path, capsys, config):
+    shutil.copytree(SAMPLE, tmp_path / "p")
+    assert main(["init", str(tmp_path / "p"), "--no-run"]) == 0
+    assert "deploy-preview.yml" not in capsys.readouterr().out  # nothing to deploy: no offer
+    (tmp_path / "p" / config).mkdir() if config == "deployment" else (tmp_path / "p" / config).write_text("FROM python:3.12-slim\n")
+    assert main(["init", str(tmp_path / "p"), "--no-run", "--force"]) == 0
+    out = capsys.readouterr().out
+    assert f"deploy:  found {config}: to gate the agent as deployed" in out and "docs/workflows/deploy-preview.yml" in out
+    assert "roles/run.invoker" in out and "forks get no deployment credentials" in out
+    assert (ROOT / "docs" / "workflows" / "deploy-preview.yml").is_file()  # the workflow it names exists

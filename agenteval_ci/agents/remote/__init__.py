@@ -10,27 +10,28 @@ reason; a server that never became ready fails every run of the suite.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional, Protocol
+from typing import Any, Callable, Iterator, Optional, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from ...core.metrics.judge_context import INTERMEDIATE_TEXTS
 from ...errors import DependencyError, UsageError
 from ...schema import Content, EvalCase, Invocation
-from ...schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig
+from ...schema.remote_agent import ENV_REFERENCE, RemoteAgentConfig, check_http_url
 from ..logs import LOG_FILE
 from ..traces.mapping import TraceContentMissing, turn_from_spans
 from ..traces.turn import TurnRecord, to_invocation
-from .http import AgentHttp, RemoteAgentError, joined, same_origin
+from .auth import BearerAuth, Tokens, token_source
+from .http import REFUSED, AgentHttp, RemoteAgentError, joined, same_origin
 from .process import AgentProcess, agent_environment, guard_exits
 from .receiver import OtlpReceiver, TraceMissing, TurnQuery
 from .session import Session, TurnContext
 
 READY_POLL = (0.05, 0.1, 0.2, 0.5)
-REFUSED = (401, 403)  # the ready check's answers that waiting does not change: fail at once
 
 
 class Kind(Protocol):
@@ -64,11 +65,27 @@ def _a2a(config: RemoteAgentConfig) -> Kind:
     return A2aKind(config.url)
 
 
+def _agent_engine(config: RemoteAgentConfig) -> Kind:
+    from .agent_engine import AgentEngineKind
+
+    return AgentEngineKind(config.url)
+
+
 KINDS: dict[str, Callable[[RemoteAgentConfig], Kind]] = {
     "http": _json_contract,
     "adk_api_server": _adk_api_server,
     "a2a": _a2a,
+    "agent_engine": _agent_engine,
 }
+# Kinds whose service is a Google API: `auth: google` by default, with an access token.
+GOOGLE_API_KINDS = ("agent_engine",)
+
+
+@runtime_checkable
+class DeploymentCheck(Protocol):
+    """A kind that can tell, before any run, whether its deployment exists (AgentUnusable if not)."""
+
+    async def check(self, http: AgentHttp) -> None: ...
 
 # Started ADK servers record content in spans and use the schema whose spans carry the exact
 # model request (app_details as an in-process run records them) unless the user chose otherwise.
@@ -91,22 +108,63 @@ def expand(value: str, where: str, env: dict[str, str]) -> str:
     return ENV_REFERENCE.sub(one, value)
 
 
+def _expanded_url(config: RemoteAgentConfig, where: str, env: dict[str, str]) -> RemoteAgentConfig:
+    """The config with `url`'s `${VAR}`s filled in, checked as a written URL is."""
+    if not ENV_REFERENCE.search(config.url):
+        return config
+    url = expand(config.url, f"{where}.url", env)
+    try:
+        check_http_url(url)
+    except ValueError as exc:
+        raise UsageError(f"{where}.url: {exc}") from None
+    return config.model_copy(update={"url": url})
+
+
 class RemoteAgent:
     """Loading checks the config (a `${VAR}` that is not set is an error now); nothing is bound
     or started until the first run, so an agent that never runs holds nothing to release."""
 
     def __init__(self, config: RemoteAgentConfig, base_dir: Path, workers: int, where: str = "agent", turn_timeout: float = 300.0):
-        self.config = config
+        self._ours = dict(os.environ)
+        self.config = config = _expanded_url(config, where, self._ours)
         self._turn_timeout = turn_timeout
         self._base_dir = base_dir
-        self._ours = dict(os.environ)
         self._kind = KINDS[config.kind](config)
         headers = {name: expand(value, f"{where}.headers.{name}", self._ours) for name, value in config.headers.items()}
         self._suite_env = {name: expand(value, f"{where}.env.{name}", self._ours) for name, value in config.env.items()}
         self._receiver = OtlpReceiver(config.otlp_port) if config.traces else None
         self._process: Optional[AgentProcess] = None
-        self.http = AgentHttp(headers, workers, self._gone)
+        self.tokens = self._tokens()
+        auth = BearerAuth(self.tokens, config.url) if self.tokens else None
+        self.http = AgentHttp(headers, workers, self._gone, auth, self._credential)
         self._up: Optional[asyncio.Task[None]] = None
+
+    def _tokens(self) -> Optional[Tokens]:
+        config = self.config
+        google_api = config.kind in GOOGLE_API_KINDS
+        own_authorization = any(name.lower() == "authorization" for name in config.headers)
+        auth = config.auth or ("google" if google_api and not own_authorization else None)
+        if auth is None:
+            return None
+        return Tokens(token_source(auth, config.url, self._base_dir, self._ours, access_token=google_api))
+
+    def _credential(self) -> str:
+        """Which credential requests carry, for messages: never its value."""
+        if self.tokens:
+            return self.tokens.credential
+        if self.config.headers:
+            return f"the headers {', '.join(self.config.headers)} of agenteval.yaml"
+        return "none (set the agent's `auth` or `headers`)"
+
+    @contextlib.contextmanager
+    def _tokens_hidden(self) -> Iterator[None]:
+        """A failure's message never shows a token: a server may echo the request in its answer."""
+        try:
+            yield
+        except RemoteAgentError as exc:
+            if not self.tokens:
+                raise
+            raise RemoteAgentError(self.tokens.redact(str(exc))) from None
 
     def _agent_process(self, start: str) -> AgentProcess:
         config = self.config
@@ -145,7 +203,8 @@ class RemoteAgent:
         if gone:
             raise RemoteAgentError(f"the agent's server is gone: {gone}")
         session = Session.of(case, run_index, self.http)
-        await self._open(session, case)
+        with self._tokens_hidden():
+            await self._open(session, case)
         return RemoteConversation(self, session)
 
     async def _open(self, session: Session, case: EvalCase) -> None:
@@ -166,6 +225,8 @@ class RemoteAgent:
             except OSError as exc:
                 raise RemoteAgentError(f"cannot start the agent with `{self.config.start}`: {exc}") from None
         await self._wait_ready()
+        if isinstance(self._kind, DeploymentCheck):
+            await self._kind.check(self.http)
 
     def _start_receiver(self, receiver: OtlpReceiver) -> None:
         try:
@@ -203,6 +264,8 @@ class RemoteAgent:
         async def http_probe() -> str:
             try:
                 response = await self.http.probe(url, self.config.url, timeout=2.0)
+            except RemoteAgentError:  # no token to send: waiting will not make one
+                raise
             except Exception as exc:  # any failure is "not ready yet"
                 return f"GET {url}: {type(exc).__name__}: {exc}"
             if response.status_code in REFUSED:
@@ -216,6 +279,8 @@ class RemoteAgent:
         config = self.config
         if not same_origin(url, config.url):
             fix = "the agent's `headers` go only to its own server: point `ready` at a check there, or one that needs no credentials"
+        elif config.auth:
+            fix = f"the token was refused ({self._credential()}): check the credential's access to the service"
         elif config.headers:
             fix = f"the agent's headers ({', '.join(config.headers)}) were refused: check their values"
         else:
@@ -252,7 +317,8 @@ class RemoteAgent:
         agent's own events (ADK's server) hold them; a JSON reply, a task or a trace do not."""
         started = time.monotonic()
         context = TurnContext(number)
-        record = await self._kind.turn(session, user_content, context)
+        with self._tokens_hidden():
+            record = await self._kind.turn(session, user_content, context)
         if self._receiver:
             record = self._with_trace(record, await self._trace(session, context))
         elif self.config.trajectory == "auto" and record.steps is None:

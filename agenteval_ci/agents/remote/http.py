@@ -22,6 +22,7 @@ CONNECT_TIMEOUT = 10.0
 EXIT_GRACE = 0.5  # seconds a dropped connection waits to learn whether the server died
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 SHOWN = 300  # characters of a bad reply quoted in the error
+REFUSED = (401, 403)  # answers that waiting or retrying does not change: the run ends at once
 
 M = TypeVar("M", bound=pydantic.BaseModel)
 
@@ -34,17 +35,20 @@ def _about(what: str) -> str:
     return f"{what}: " if what else ""
 
 
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
 def same_origin(url: str, other: str) -> bool:
-    return _origin_of(url) == _origin_of(other)
+    return origin_of(url) == origin_of(other)
 
 
-def _origin_of(url: str) -> tuple[str, Optional[str], Optional[int]]:
+def origin_of(url: str) -> tuple[str, Optional[str], Optional[int]]:
     parts = urlsplit(url)
     try:
         port = parts.port
     except ValueError:
         port = None
-    return parts.scheme.lower(), parts.hostname, port or {"http": 80, "https": 443}.get(parts.scheme.lower())
+    return parts.scheme.lower(), parts.hostname, port or DEFAULT_PORTS.get(parts.scheme.lower())
 
 
 def joined(base: str, path: str) -> str:
@@ -119,10 +123,13 @@ class AgentHttp:
     """One connection pool per suite, sized to its concurrency. `gone` names why the started
     server is gone (or None), so a refused connection says the server died rather than retrying."""
 
-    def __init__(self, headers: dict[str, str], connections: int, gone: Callable[[], Optional[str]] = lambda: None):
+    def __init__(self, headers: dict[str, str], connections: int, gone: Callable[[], Optional[str]] = lambda: None,
+                 auth: Optional[httpx.Auth] = None, credential: Callable[[], str] = lambda: "none"):
         self._headers = headers
         self._connections = connections
         self._gone = gone
+        self._auth = auth
+        self.credential = credential  # which credential requests carry, for messages (never its value)
         self._client: Optional[httpx.AsyncClient] = None
 
     @property
@@ -131,7 +138,8 @@ class AgentHttp:
             limits = httpx.Limits(max_connections=self._connections, max_keepalive_connections=self._connections)
             transport = ConnectRetries(DropAfterError(httpx.AsyncHTTPTransport(limits=limits, trust_env=False)), self._gone)
             timeout = httpx.Timeout(None, connect=CONNECT_TIMEOUT)
-            self._client = httpx.AsyncClient(headers=self._headers, transport=transport, timeout=timeout, follow_redirects=False, trust_env=False)
+            self._client = httpx.AsyncClient(headers=self._headers, auth=self._auth, transport=transport, timeout=timeout,
+                                             follow_redirects=False, trust_env=False)
         return self._client
 
     async def probe(self, url: str, home: str, timeout: float) -> httpx.Response:
@@ -155,7 +163,7 @@ class AgentHttp:
         a RemoteAgentError saying whether it happened before or after the request was sent."""
         request = f"{method} {url}"
         try:
-            return await self.client.request(method, url, **kwargs)
+            response = await self.client.request(method, url, **kwargs)
         except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
             gone = self._gone()
             if gone:
@@ -163,6 +171,15 @@ class AgentHttp:
             raise RemoteAgentError(f"{_about(what)}{request}: cannot connect after {CONNECT_TRIES} tries: {_reason(exc)}") from None
         except httpx.HTTPError as exc:  # sent, then failed: never retried (the agent may have acted)
             raise RemoteAgentError(f"{_about(what)}{request} failed after the request was sent: {await self.why_failed(exc)}") from None
+        if response.status_code in REFUSED:
+            raise RemoteAgentError(self.refused(response, what))
+        return response
+
+    def refused(self, response: httpx.Response, what: str) -> str:
+        """A 401 or 403 ends the run at once: waiting or retrying does not change the answer."""
+        again = "; the token was fetched again and refused again" if response.status_code == 401 and self._auth else ""
+        request = f"{response.request.method} {response.request.url}"
+        return f"{_about(what)}{request} was refused: HTTP {response.status_code} with credential: {self.credential()}{again}: {_shown(response.text)}"
 
     async def why_failed(self, exc: BaseException) -> str:
         """A server that dropped the connection as it died is reaped a moment later: wait for that."""
