@@ -352,6 +352,16 @@ class CallableConversation:
         """What the judges read that the replies could not hold (texts between calls without `steps`)."""
         return list(self._unreported)
 
+    async def final_state(self) -> dict[str, Any] | None:
+        """`session.state` as the function left it, checked as a reply is (plain JSON within limits)."""
+        try:
+            state = plain_json(self._session.state)
+        except AgentReplyError as exc:
+            raise AgentReplyError(str(exc).replace("the agent returned an invalid reply: at $", "session.state after the last turn: at $", 1)) from None
+        if not isinstance(state, dict):
+            raise AgentReplyError(f"session.state after the last turn is a {_type_name(self._session.state)}, not a dict")
+        return state
+
     async def close(self) -> None:
         pass
 

@@ -39,7 +39,8 @@ def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: J
     """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
     if metric.spec.needs_expected and item.case.conversation is None:
         return not_evaluated(f"{metric.name} compares with an expected conversation; {NO_REFERENCE}")
-    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge, tuple(run.unreported or ()))
+    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge, tuple(run.unreported or ()),
+                      run.final_session_state)
     return metric.spec.evaluate(inp)
 
 

@@ -132,3 +132,10 @@ def aligned_trajectory_diff(
         lines = [line for step in steps for line in _aligned_lines(step, exp, act)]
         blocks.append(f"turn {turn + 1}:\n" + "\n".join(lines))
     return "\n".join(blocks)
+
+
+def state_diff(checks: list[ArgumentCheck]) -> str:
+    """The final session state key by key (expected -> actual, ✓/✗ and the rule); empty when every key matched."""
+    if all(c.matched for c in checks):
+        return ""
+    return "\n".join(_argument_line(c) for c in checks)

@@ -13,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..agents import Agent, AgentExited, Conversation, contained, load_agent
 from ..agents.logs import AgentLogs
@@ -128,6 +128,7 @@ async def run_conversation(
     started = time.monotonic()
     invocations: list[Invocation] = []
     error = None
+    state = None
     conversation: Conversation | None = None
     source = user or ScriptedUser(case)
     try:
@@ -138,6 +139,8 @@ async def run_conversation(
             except asyncio.TimeoutError:
                 error = f"turn {len(invocations) + 1}: timed out after {turn_timeout:g}s"
                 break
+        if error is None:
+            state, error = await _final_state(conversation, turn_timeout)
     except SimulationFailed as exc:  # the simulated user, not the agent, failed: say so
         error = f"turn {len(invocations) + 1}: {exc}"
     except Exception as exc:  # the agent's own failure: this run fails, the others go on
@@ -154,7 +157,19 @@ async def run_conversation(
         duration=round(time.monotonic() - started, 3),
         tokens=_tokens(invocations),
         unreported=(conversation.unreported() or None) if conversation is not None else None,
+        final_session_state=state,
     )
+
+
+async def _final_state(conversation: Conversation, timeout: float) -> tuple[dict[str, Any] | None, str | None]:
+    """(the session state after the last turn, None) or (None, why reading it failed the run)."""
+    what = "after the last turn, reading the session state"
+    try:
+        return await asyncio.wait_for(contained(conversation.final_state()), timeout), None
+    except asyncio.TimeoutError:
+        return None, f"{what}: timed out after {timeout:g}s"
+    except Exception as exc:
+        return None, f"{what}: {_explained(exc)}"
 
 
 # ---------------------------------------------------------------- all cases

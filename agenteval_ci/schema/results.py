@@ -109,6 +109,9 @@ class RunRecord(StrictModel):
     # without a known price ("<model not reported>" for a call whose model no event named).
     cost_usd: Optional[float] = None
     unpriced_models: Optional[list[str]] = None
+    # The session's state after the last turn, as the agent reported it (docs/agents.md: which
+    # kinds report it); None when the agent kind could not (session_state_match is then not evaluated).
+    final_session_state: Optional[dict[str, Any]] = None
 
 
 def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:

@@ -52,6 +52,9 @@ class A2aKind:
     async def open(self, session: Session, case: EvalCase) -> None:
         await self._client_for(session)
 
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        return None  # A2A has no session state to read
+
     async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord:
         client = await self._client_for(session)
         message = Message(message_id=str(uuid.uuid4()), context_id=session.session_id, role=Role.ROLE_USER, parts=[Part(text=user_content.text)])

@@ -11,7 +11,8 @@ and the reply is
      "tool_calls": [{"name": "...", "args": {...}, "response": {...}}],   # optional
      "usage": {"input_tokens": 0, "output_tokens": 0},                    # optional, or a list per model call
      "model": "gemini-2.5-flash",                                         # optional: prices the usage
-     "state": {...}}                                                      # optional: sent with the next turn
+     "state": {...}}                                                      # optional: sent with the next turn;
+                                                                          # the last one is the final session state
 """
 
 from __future__ import annotations
@@ -92,4 +93,9 @@ class JsonContractKind:
         reply = parse_reply(TurnReply, data, f"POST {self.url}", what)
         if reply.state is not None:
             session.state = reply.state
+            session.state_reported = True
         return turn_record(reply)
+
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        """The last `state` the agent replied with; an agent that never sent one did not report it."""
+        return session.state if session.state_reported else None

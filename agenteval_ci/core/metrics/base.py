@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Awaitable, Callable, Optional, Protocol, Union
+from typing import Any, Awaitable, Callable, Optional, Protocol, Union
 
 from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
 from ..judging import Judge
@@ -45,6 +45,7 @@ class MetricInput:
     case: EvalCase
     judge: Judge | None = None  # for LLM-judged metrics; None when none is configured
     unreported: tuple[str, ...] = ()  # the run's RunRecord.unreported: what the agent could not report
+    final_state: Optional[dict[str, Any]] = None  # the run's RunRecord.final_session_state: None when not reported
 
 
 Evaluate = Callable[[MetricInput], Union[MetricRun, Awaitable[MetricRun]]]

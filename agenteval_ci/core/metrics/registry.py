@@ -18,6 +18,7 @@ from ...schema import (
     LlmBackedUserSimulatorCriterion,
     RubricsBasedCriterion,
     SafetyCriterion,
+    SessionStateCriterion,
     SingleToolUseCriterion,
     ToolArgsCriterion,
     ToolTrajectoryCriterion,
@@ -95,6 +96,12 @@ _SPECS = [
             ("tool_parameter_key_match", "Vertex: share of expected argument names passed, call by call."),
             ("tool_parameter_kv_match", "Vertex: share of expected arguments passed with equal values."),
         ]
+    ),
+    MetricSpec(
+        "session_state_match",
+        SessionStateCriterion,
+        _deferred("session_state", "evaluate"),
+        "agenteval: share of the expected final_session_state's keys the agent's final state matches, state rules applied.",
     ),
     MetricSpec(
         "trajectory_single_tool_use",
