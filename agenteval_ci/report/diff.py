@@ -85,6 +85,24 @@ def response_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
     return "\n".join(blocks)
 
 
+def _answer_lines(invocation: Invocation | None) -> list[str]:
+    return [f"{author}: {' '.join(text.split())}" for author, text in invocation.intermediate_responses] if invocation else []
+
+
+def intermediate_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
+    """The answers on the way (author: text, one a line), expected vs actual, turn by turn, as a
+    unified diff; empty when every turn's are the same."""
+    blocks = []
+    for turn in range(max(len(expected), len(actual))):
+        exp = _answer_lines(expected[turn] if turn < len(expected) else None)
+        act = _answer_lines(actual[turn] if turn < len(actual) else None)
+        if exp == act:
+            continue
+        lines = difflib.unified_diff(exp, act, "expected", "actual", lineterm="", n=len(exp) + len(act))
+        blocks.append(f"turn {turn + 1}:\n" + "\n".join(list(lines)[3:]))
+    return "\n".join(blocks)
+
+
 # ---------------------------------------------------------------- aligned trajectories (our metrics)
 
 def _value(check: ArgumentCheck, side: str) -> str:

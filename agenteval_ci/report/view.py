@@ -19,7 +19,7 @@ from ..schema import AlignedCall, ArgumentCheck, CaseResult, Invocation, MetricR
 from ..schema.labels import SEPARATOR, CaseLabels
 from ..schema.settings import percent
 from ..schema.vocabulary import case_words
-from .diff import aligned_trajectory_diff, response_diff, state_diff, trajectory_diff
+from .diff import aligned_trajectory_diff, intermediate_diff, response_diff, state_diff, trajectory_diff
 from .judge_notes import judge_alert, judge_notes
 from .text import fmt, fmt_delta, fmt_rate, inline
 
@@ -89,6 +89,7 @@ class CaseView:
     trajectory_aligned: bool  # drawn from our alignment metrics, argument by argument
     argument_tally: str  # tool_argument_match_score per tool on the shown run, e.g. "search 1/2"
     response_diff: str
+    intermediate_diff: str  # the answers on the way (sub-agents', texts between calls): author and text
     state_diff: str  # session_state_match on the shown run, key by key, when a key differs
     rationale: str
     result: CaseResult | None  # None for removed cases
@@ -294,6 +295,7 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None, label: str) -> Ca
         trajectory_aligned=aligned,
         argument_tally=_argument_tally(result, run) if result is not None and show_diffs else "",
         response_diff=response_diff(expected, actual) if result is not None and show_diffs and result.eval_case.conversation else "",
+        intermediate_diff=intermediate_diff(expected, actual) if result is not None and show_diffs and result.eval_case.conversation else "",
         state_diff=_state_diff(result, run) if result is not None and show_diffs else "",
         rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
         result=result,

@@ -111,6 +111,19 @@ class Invocation(AdkModel):
         return []
 
     @property
+    def intermediate_responses(self) -> list[tuple[str, str]]:
+        """(author, text) of each answer on the way to the final response (sub-agents', and texts
+        between tool calls): IntermediateData's list, or each event's text, in order."""
+        data = self.intermediate_data
+        if isinstance(data, IntermediateData):
+            answers = [(author, Content(parts=parts).text) for author, parts in data.intermediate_responses]
+        elif isinstance(data, InvocationEvents):
+            answers = [(event.author, event.content.text) for event in data.invocation_events if event.content]
+        else:
+            answers = []
+        return [(author, text) for author, text in answers if text]
+
+    @property
     def usage(self) -> list[UsageMetadata]:
         """Token usage of each model call that reported it (events only, as in ADK)."""
         if not isinstance(self.intermediate_data, InvocationEvents):
