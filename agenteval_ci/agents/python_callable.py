@@ -40,6 +40,7 @@ from ..schema._base import StrictModel
 from ..schema.content import FunctionResponse
 from . import AgentExited, describe_import_error
 from ._imports import import_file, import_module, on_path
+from .parts import as_python, turn_parts
 from .traces.turn import ModelField, UsageField, usage_events, usage_records
 
 INTERMEDIATE_TEXTS = "intermediate_texts"  # what a reply without `steps` cannot report
@@ -78,6 +79,9 @@ class AgentSession:
     user_id: str = ""
     state: dict[str, Any] = field(default_factory=dict)
     history: list[Turn] = field(default_factory=list)
+    # This turn's parts, in order (docs/config.md): {"text": str}, {"inline_data": {"mime_type": str,
+    # "data": bytes}}, {"file_data": {"mime_type": str, "file_uri": str}}; the text argument has the texts only.
+    parts: list[dict[str, Any]] = field(default_factory=list)
 
 
 class AgentReplyError(ValueError):
@@ -325,6 +329,7 @@ class CallableConversation:
 
     async def send(self, user_content: Content) -> Invocation:
         text = user_content.text
+        self._session.parts = turn_parts(user_content, as_python)
         started = time.monotonic()
         if inspect.iscoroutinefunction(self._function):
             value = await self._function(text, self._session)
