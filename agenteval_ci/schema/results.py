@@ -71,7 +71,8 @@ class MetricRun(StrictModel):
     details: Optional[dict[str, Any]] = None  # metric-specific overall figures (e.g. token breakdown)
     # What the judge's prompt went without: "instructions" and "tool_declarations" (a turn has no
     # app_details), "tool_responses" (a tool call has no recorded response), "intermediate_texts"
-    # (the agent could not report its texts between calls). None when nothing was missing.
+    # (the agent could not report its texts between calls), "media" (the conversation has images or
+    # files, which the judge's text prompt cannot show). None when nothing was missing.
     judged_without: Optional[list[str]] = None
 
 
