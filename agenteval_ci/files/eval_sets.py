@@ -125,6 +125,9 @@ def eval_set_layout(path: str | Path) -> tuple[ArrayLayout, EvalSet] | None:
         return None
 
 
+BUILTIN_EXPECTED = "expects a call of"  # how the warning below begins: a suite counting built-in tools drops it
+
+
 def _builtin_expectations(name: str, i: int, case: EvalCase) -> list[Problem]:
     """An expected call of a built-in tool (google_search, code execution, ...): the model runs
     those itself and leaves no function call, so no trajectory metric can ever match it."""
@@ -133,9 +136,9 @@ def _builtin_expectations(name: str, i: int, case: EvalCase) -> list[Problem]:
         for call in turn.tool_calls:
             if call.name in BUILTIN_TOOLS:
                 found.append(Problem(name, f"$.eval_cases[{i}].conversation[{j}].intermediate_data", (
-                    f"expects a call of {call.name}, a built-in tool the model runs itself: it leaves no function call, so "
-                    f"trajectory metrics (ADK's too) can never match it; drop it from the expected calls (the report shows "
-                    f"what the model ran as a `* {call.name}` line in the trajectory)")))
+                    f"{BUILTIN_EXPECTED} {call.name}, a built-in tool the model runs itself: it leaves no function call, so "
+                    f"trajectory metrics (ADK's too) can never match it; drop it from the expected calls, or count built-in "
+                    f"tools as calls with the suite's `builtin_tools: count` (docs/metrics.md)")))
     return found
 
 

@@ -258,7 +258,8 @@ def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs
 
 def _to_score(job: CaseJob, case: EvalCase, runs: list[RunRecord]) -> CaseToScore:
     eval_set = job.eval_set
-    return CaseToScore(case, runs, eval_set.config.metrics, eval_set.loaded.eval_set_id, eval_set.loaded.path, job.suite.name)
+    return CaseToScore(case, runs, eval_set.config.metrics, eval_set.loaded.eval_set_id, eval_set.loaded.path, job.suite.name,
+                       job.suite.count_builtin_tools)
 
 
 def job_key(job: CaseJob) -> str:

@@ -113,3 +113,22 @@ def test_the_comment_shows_the_search_in_a_regressed_case_trajectory(project, mo
     assert main(["compare", "after.json", "--baseline", "baseline.json", "--md", "-"]) == 1
     comment = capsys.readouterr().out
     assert '* google_search {"queries": ["tallest building in the world"]} -> {"sources": ["https://example.org/burj"]}  (built-in, not a tool call)' in comment
+
+
+def test_a_suite_that_counts_built_in_tools_scores_the_search_as_a_call_and_drops_the_warning(project, monkeypatch):
+    import yaml
+
+    Path("names.json").write_text(json.dumps({"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "ignore_args": True}}}))
+    suite = {"agent": PACKAGE, "eval_sets": "search.evalset.json", "eval_config": "names.json", "builtin_tools": "count"}
+    Path("agenteval.yaml").write_text(yaml.safe_dump({"suites": [suite]}))
+    with FakeGemini(responder=responder) as fake:
+        for name, value in fake.env().items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+        assert main(["run", "--json", "counted.json", "-q"]) == 1  # `answers` expects no call, and the model searched
+    results = json.loads(Path("counted.json").read_text())
+    scores = {c["eval_id"]: c["metrics"]["tool_trajectory_avg_score"]["score"] for c in results["cases"]}
+    assert scores == {"expects_search": 1.0, "answers": 0.0}
+    assert not [w for w in results["warnings"] if "google_search" in w]
+    recorded = results["cases"][0]["runs"][0]["invocations"][0]
+    assert "function_call" not in json.dumps(recorded)  # the results keep the turn as recorded
