@@ -122,9 +122,10 @@ class ScriptedUser:
 
 
 async def run_conversation(
-    agent: Agent, case: EvalCase, run_index: int, turn_timeout: float, user: SimulatedUser | None = None
+    agent: Agent, case: EvalCase, run_index: int, turn_timeout: float, user: SimulatedUser | None = None, read_state: bool = False
 ) -> RunRecord:
-    """Play the user's turns against one session: the case's fixed turns, or a simulated user's."""
+    """Play the user's turns against one session: the case's fixed turns, or a simulated user's;
+    then, when a metric reads it (`read_state`), the session state they left."""
     started = time.monotonic()
     invocations: list[Invocation] = []
     error = None
@@ -139,7 +140,7 @@ async def run_conversation(
             except asyncio.TimeoutError:
                 error = f"turn {len(invocations) + 1}: timed out after {turn_timeout:g}s"
                 break
-        if error is None:
+        if error is None and read_state:
             state, error = await _final_state(conversation, turn_timeout)
     except SimulationFailed as exc:  # the simulated user, not the agent, failed: say so
         error = f"turn {len(invocations) + 1}: {exc}"
@@ -184,13 +185,19 @@ def _simulated_user(job: CaseJob, case: EvalCase, judge: Judge) -> SimulatedUser
     return SimulatedUser(scenario, simulator_config(job), judge) if scenario else None
 
 
+def _reads_final_state(job: CaseJob) -> bool:
+    """Whether a metric of the case reads the session state after the last turn: only then is it
+    asked of the agent (one more request to a served agent, which may not answer it)."""
+    return any(metric.spec.reads_final_state for metric in job.eval_set.config.metrics)
+
+
 async def _run_case(agent: Agent, job: CaseJob, case: EvalCase, bound: asyncio.Semaphore, progress: Progress, judge: Judge, indexes: range) -> list[RunRecord]:
     """The runs `indexes` of one case; a later round continues the numbering, so each run is
     its own sample (the agent sees its run index; the judge draws afresh for a repeat)."""
     async def one(run_index: int) -> RunRecord:
         async with bound:
             user = _simulated_user(job, case, judge)
-            return await run_conversation(agent, case, run_index, job.suite.turn_timeout_seconds, user)
+            return await run_conversation(agent, case, run_index, job.suite.turn_timeout_seconds, user, _reads_final_state(job))
 
     runs = list(await asyncio.gather(*(one(i) for i in indexes)))
     progress.case_done(failed=any(r.error for r in runs))

@@ -63,6 +63,9 @@ class MetricSpec:
     # The judge reads the agent's instructions and tool declarations (a turn's app_details): a
     # served agent records them only in its traces (`traces: true`).
     reads_app_details: bool = False
+    # The agent's session state after the last turn (RunRecord.final_session_state): the runner
+    # asks the agent for it only when a metric of the case reads it.
+    reads_final_state: bool = False
     # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
     # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
     prompts: tuple[str, ...] = ()

@@ -102,6 +102,7 @@ _SPECS = [
         SessionStateCriterion,
         _deferred("session_state", "evaluate"),
         "agenteval: share of the expected final_session_state's keys the agent's final state matches, state rules applied.",
+        reads_final_state=True,
     ),
     MetricSpec(
         "trajectory_single_tool_use",
