@@ -4,6 +4,7 @@ comment and the HTML report: expected and actual, author and text, with a diff w
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -59,3 +60,11 @@ def test_a_changed_sub_agent_answer_is_shown_expected_against_actual(tmp_path, m
     assert "Intermediate responses diff (author: text)" in html
     assert '<span class="muted">planner:</span> I will look the order up first.<br>Order A-17 is late.' in html  # expected
     assert '<span class="muted">planner:</span> I will refund it without looking.<br>Refunded.' in html  # actual
+
+
+def test_run_detailed_prints_expected_and_actual_intermediate_responses(tmp_path, capsys):
+    config = _project(tmp_path)
+    assert main(["run", "--config", str(config), "--json", str(tmp_path / "r.json"), "--detailed"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"expected_intermediate: +planner: I will look the order up first\.", out)
+    assert re.search(r"actual_intermediate: +planner: I will look the order up first\.", out)
