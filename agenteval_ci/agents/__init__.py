@@ -13,7 +13,7 @@ import sysconfig
 import traceback
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Awaitable, Protocol, TypeVar
+from typing import Any, Awaitable, Protocol, TypeVar, Union
 
 from ..errors import UsageError
 from ..files.agent_spec import AgentSpec
@@ -45,6 +45,10 @@ class Conversation(Protocol):
 
     def unreported(self) -> list[str]:
         """What the judges read that this agent could not report (RunRecord.unreported)."""
+        ...
+
+    async def final_state(self) -> dict[str, Any] | None:
+        """The session's state after the last turn, as JSON; None when this kind cannot report it."""
         ...
 
     async def close(self) -> None: ...

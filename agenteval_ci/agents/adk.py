@@ -140,6 +140,13 @@ def events_to_invocation(user_content: Content, events: list[Any], duration: flo
     )
 
 
+def state_as_json(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A session state as plain JSON values (what the results file and the rules compare)."""
+    from pydantic_core import to_jsonable_python
+
+    return dict(to_jsonable_python(dict(state), fallback=repr))
+
+
 class AdkConversation:
     def __init__(self, runner: Any, user_id: str, session_id: str, recorder: Optional[Any]):
         self._runner = runner
@@ -161,6 +168,14 @@ class AdkConversation:
 
     def unreported(self) -> list[str]:
         return []  # an ADK agent's events hold everything the judges read
+
+    async def final_state(self) -> dict[str, Any] | None:
+        """The session's state as the session service holds it after the last turn (app: and
+        user: keys merged in, temp: keys gone), as JSON: a value JSON cannot hold is its repr."""
+        session = await self._runner.session_service.get_session(
+            app_name=self._runner.app_name, user_id=self._user_id, session_id=self._session_id
+        )
+        return state_as_json(session.state) if session is not None else None
 
     async def close(self) -> None:
         close = getattr(self._runner, "close", None)  # google-adk 1.0-1.x: no Runner.close

@@ -40,6 +40,7 @@ from ..schema._base import StrictModel
 from ..schema.content import FunctionResponse
 from . import AgentExited, describe_import_error
 from ._imports import import_file, import_module, on_path
+from .parts import as_python, turn_parts
 from .traces.turn import ModelField, UsageField, usage_events, usage_records
 
 INTERMEDIATE_TEXTS = "intermediate_texts"  # what a reply without `steps` cannot report
@@ -78,6 +79,9 @@ class AgentSession:
     user_id: str = ""
     state: dict[str, Any] = field(default_factory=dict)
     history: list[Turn] = field(default_factory=list)
+    # This turn's parts, in order (docs/config.md): {"text": str}, {"inline_data": {"mime_type": str,
+    # "data": bytes}}, {"file_data": {"mime_type": str, "file_uri": str}}; the text argument has the texts only.
+    parts: list[dict[str, Any]] = field(default_factory=list)
 
 
 class AgentReplyError(ValueError):
@@ -325,6 +329,7 @@ class CallableConversation:
 
     async def send(self, user_content: Content) -> Invocation:
         text = user_content.text
+        self._session.parts = turn_parts(user_content, as_python)
         started = time.monotonic()
         if inspect.iscoroutinefunction(self._function):
             value = await self._function(text, self._session)
@@ -351,6 +356,16 @@ class CallableConversation:
     def unreported(self) -> list[str]:
         """What the judges read that the replies could not hold (texts between calls without `steps`)."""
         return list(self._unreported)
+
+    async def final_state(self) -> dict[str, Any] | None:
+        """`session.state` as the function left it, checked as a reply is (plain JSON within limits)."""
+        try:
+            state = plain_json(self._session.state)
+        except AgentReplyError as exc:
+            raise AgentReplyError(str(exc).replace("the agent returned an invalid reply: at $", "session.state after the last turn: at $", 1)) from None
+        if not isinstance(state, dict):
+            raise AgentReplyError(f"session.state after the last turn is a {_type_name(self._session.state)}, not a dict")
+        return state
 
     async def close(self) -> None:
         pass

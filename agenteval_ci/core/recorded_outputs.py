@@ -37,7 +37,8 @@ def planned_runs(case: WithRuns) -> int:
 def recorded_runs(case: WithRecordedRuns) -> list[RunRecord]:
     """The runs the case's baseline scores come from, its planned runs (core/baseline.py's
     planned view: re-runs chosen by outcome would bias them), with what a judge reads of them (no timings)."""
-    return [RunRecord(index=run.index, invocations=run.invocations, error=run.error, unreported=run.unreported)
+    return [RunRecord(index=run.index, invocations=run.invocations, error=run.error, unreported=run.unreported,
+                      final_session_state=run.final_session_state)
             for run in case.runs[:planned_runs(case)]]
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..schema import CaseResult, EvalCase, Invocation, MetricResult, MetricRun, RunRecord, Status
+from .builtin_tools import counted
 from .digest import AgentRun, ScoredMetric
 from .fingerprint import case_fingerprint
 from .judge_fingerprint import JudgeTrace, fingerprint, merged
@@ -36,14 +37,16 @@ class CaseToScore:
     # head_to_head_v1: the baseline's recorded runs of this case (same test), or None and why
     baseline_runs: list[RunRecord] | None = None
     baseline_missing: str = "no baseline"
+    count_builtin_tools: bool = False  # the suite's `builtin_tools: count`
 
 
 def _start(metric: ConfiguredMetric, item: CaseToScore, run: RunRecord, judge: Judge | None) -> MetricRun | Awaitable[MetricRun]:
     """A deterministic metric's result now; a judged metric's coroutine, to be gathered."""
     if metric.spec.needs_expected and item.case.conversation is None:
         return not_evaluated(f"{metric.name} compares with an expected conversation; {NO_REFERENCE}")
-    inp = MetricInput(metric.criterion, run.invocations, item.case.conversation, item.case, judge, tuple(run.unreported or ()),
-                      *_baseline_turns(item, run) if metric.spec.head_to_head else (None, ""))
+    actual = [counted(i) for i in run.invocations] if item.count_builtin_tools else run.invocations
+    inp = MetricInput(metric.criterion, actual, item.case.conversation, item.case, judge, tuple(run.unreported or ()),
+                      *_baseline_turns(item, run) if metric.spec.head_to_head else (None, ""), final_state=run.final_session_state)
     return metric.spec.evaluate(inp)
 
 

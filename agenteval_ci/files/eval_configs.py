@@ -21,7 +21,7 @@ from ..core.metrics import REGISTRY, ConfiguredMetric, MetricSpec
 from ..core.rule_check import expected_args_by_tool, rule_problems
 from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem
-from ..schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, ToolArgsCriterion
+from ..schema import DEFAULT_EVAL_CONFIG, BaseCriterion, EvalConfig, SessionStateCriterion, ToolArgsCriterion
 from ..schema.arg_rules import ToolArgs
 from ..schema.eval_config import CustomMetricConfig, ManagedCriterion
 from ..schema.eval_set import EvalCase
@@ -240,9 +240,9 @@ def _read_criterion(
     except pydantic.ValidationError as exc:
         problems.extend(problems_from(exc, file, spec.criterion_type, prefix=at))
         return None
-    if isinstance(criterion, ToolArgsCriterion) and criterion.model_extra:
+    if isinstance(criterion, (ToolArgsCriterion, SessionStateCriterion)) and criterion.model_extra:
         # Our own metric: google-adk never reads it, so an unknown key is a typo, not an ADK quirk.
-        known = ", ".join(ToolArgsCriterion.model_fields)
+        known = ", ".join(type(criterion).model_fields)
         problems.extend(Problem(file, f"{at}.{key}", f"unknown key {key!r}; {spec.name} reads: {known}") for key in criterion.model_extra)
         return None
     for key in criterion.model_extra or {}:

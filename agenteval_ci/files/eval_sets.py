@@ -23,7 +23,7 @@ from ..core.simulation import resolve_persona
 from ..errors import InputError, Problem
 from ..schema import EvalSet, Invocation
 from ..schema.content import Content, FunctionCall, Part
-from ..schema.eval_set import ConversationScenarios, EvalCase, IntermediateData, SessionInput
+from ..schema.eval_set import BUILTIN_TOOLS, ConversationScenarios, EvalCase, IntermediateData, SessionInput
 from ..schema.problems import problems_from
 from .formats import format_of, misnamed, parsed_by_suffix
 from .json_stream import ArrayLayout, array_layout, read_span
@@ -125,8 +125,26 @@ def eval_set_layout(path: str | Path) -> tuple[ArrayLayout, EvalSet] | None:
         return None
 
 
+BUILTIN_EXPECTED = "expects a call of"  # how the warning below begins: a suite counting built-in tools drops it
+
+
+def _builtin_expectations(name: str, i: int, case: EvalCase) -> list[Problem]:
+    """An expected call of a built-in tool (google_search, code execution, ...): the model runs
+    those itself and leaves no function call, so no trajectory metric can ever match it."""
+    found = []
+    for j, turn in enumerate(case.conversation or []):
+        for call in turn.tool_calls:
+            if call.name in BUILTIN_TOOLS:
+                found.append(Problem(name, f"$.eval_cases[{i}].conversation[{j}].intermediate_data", (
+                    f"{BUILTIN_EXPECTED} {call.name}, a built-in tool the model runs itself: it leaves no function call, so "
+                    f"trajectory metrics (ADK's too) can never match it; drop it from the expected calls, or count built-in "
+                    f"tools as calls with the suite's `builtin_tools: count` (docs/metrics.md)")))
+    return found
+
+
 def _case_warnings(name: str, i: int, case: EvalCase, seen: set[str]) -> list[Problem]:
     warnings = [Problem(name, f"$.eval_cases[{i}].{key}", "unknown key on an eval case; google-adk ignores it") for key in case.model_extra or {}]
+    warnings += _builtin_expectations(name, i, case)
     if case.eval_id in seen:
         warnings.append(Problem(name, f"$.eval_cases[{i}].eval_id", f"duplicate eval_id {case.eval_id!r}"))
     seen.add(case.eval_id)
@@ -202,6 +220,7 @@ def _eval_set_warnings(name: str, eval_set: EvalSet) -> list[Problem]:
     for i, case in enumerate(eval_set.eval_cases):
         for key in case.model_extra or {}:
             warnings.append(Problem(name, f"$.eval_cases[{i}].{key}", "unknown key on an eval case; google-adk ignores it"))
+        warnings += _builtin_expectations(name, i, case)
     seen: set[str] = set()
     for i, case in enumerate(eval_set.eval_cases):
         if case.eval_id in seen:

@@ -25,7 +25,7 @@ from ..schema.settings import GateSettings, ModelPrice
 from .agent_spec import AgentSpec
 from .discovery import discover_eval_config, find_project_file, project_root
 from .eval_configs import LoadedEvalConfig, config_rule_problems, judged_by, load_eval_config, read_criteria, read_custom_metrics, with_metrics, with_tool_args
-from .eval_sets import EvalSetFile, open_eval_set
+from .eval_sets import BUILTIN_EXPECTED, EvalSetFile, open_eval_set
 from .readers import is_utf8, parse_yaml, printable, read_text, regular_or_kind
 from .user_metrics import static_problems
 
@@ -60,11 +60,14 @@ class Suite:
     source: str = ""  # where `agent` was given, e.g. "agenteval.yaml at $.suites[0].agent"
     adaptive: AdaptiveRuns | None = None  # `num_runs: auto`
     prices: Mapping[str, ModelPrice] = field(default_factory=dict)  # agenteval.yaml's `prices:`, over the built-in table
+    count_builtin_tools: bool = False  # `builtin_tools: count`
 
     @property
     def warnings(self) -> list[Problem]:
-        """Of its eval sets and their configs, each once (eval sets may share a config)."""
-        return list(dict.fromkeys(w for s in self.eval_sets for w in (*s.loaded.warnings, *s.config.warnings)))
+        """Of its eval sets and their configs, each once (eval sets may share a config); an expected
+        built-in call is no mistake where the suite counts built-in tools."""
+        found = dict.fromkeys(w for s in self.eval_sets for w in (*s.loaded.warnings, *s.config.warnings))
+        return [w for w in found if not (self.count_builtin_tools and w.message.startswith(BUILTIN_EXPECTED))]
 
 
 @dataclass(frozen=True)
@@ -188,6 +191,7 @@ def _resolve_suite(file: str, at: str, suite: SuiteConfig, base_dir: Path) -> Su
         concurrency=suite.concurrency,
         turn_timeout_seconds=suite.turn_timeout_seconds,
         source=f"{file} at {at}.agent",
+        count_builtin_tools=suite.builtin_tools == "count",
     )
 
 

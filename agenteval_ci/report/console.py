@@ -16,7 +16,7 @@ from ..core.budgets import change_text, fmt_figure
 from ..schema import OUTCOMES, CaseResult, Invocation, Outcome, Status, text_of
 from ..schema.labels import CaseLabels
 from ..schema.settings import percent
-from .diff import call_text
+from .diff import builtin_line, call_text
 from .text import fmt, fmt_delta
 
 if TYPE_CHECKING:
@@ -136,7 +136,13 @@ def _field(label: str, value: str, indent: str) -> list[str]:
 def _calls(invocation: Invocation | None) -> str:
     if invocation is None:
         return ""
-    return "\n".join(call_text(c) for c in invocation.tool_calls) or "(none)"
+    lines = [call_text(c) for c in invocation.tool_calls] + [builtin_line(use) for use in invocation.builtin_tool_uses]
+    return "\n".join(lines) or "(none)"
+
+
+def _answers(invocation: Invocation | None) -> str:
+    """The intermediate responses, `author: text` one a line."""
+    return "\n".join(f"{author}: {text}" for author, text in invocation.intermediate_responses) if invocation else ""
 
 
 def _turn_scores(case: CaseResult, run_index: int, turn: int, style: Style) -> list[tuple[str, str]]:
@@ -180,6 +186,9 @@ def turn_details(case: CaseResult, style: Style = PLAIN) -> list[str]:
             if want is not None:
                 fields.append(("expected_response", text_of(want.final_response)))
             fields.append(("actual_response", text_of(actual.final_response)))
+            if _answers(want) or _answers(actual):  # sub-agents' answers, texts between calls
+                fields += [("expected_intermediate", _answers(want))] if want is not None else []
+                fields.append(("actual_intermediate", _answers(actual)))
             if want is not None:
                 fields.append(("expected_tool_calls", _calls(want)))
             fields.append(("actual_tool_calls", _calls(actual)))

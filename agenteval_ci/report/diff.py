@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass
 
 from ..schema import AlignedCall, ArgumentCheck, FunctionCall, Invocation, text_of
+from ..schema.eval_set import BuiltinToolUse
 
 
 @dataclass(frozen=True)
@@ -59,16 +60,29 @@ def _drop_reordered_missing(changes: list[CallChange]) -> list[CallChange]:
     return [c for c in changes if not (c.kind == "missing" and c.name in moved)]
 
 
+def builtin_line(use: BuiltinToolUse) -> str:
+    """`* google_search {"queries": [...]} -> {"sources": [...]}  (built-in, not a tool call)`."""
+    text = f"* {use.name} {json.dumps(use.args, ensure_ascii=False, sort_keys=True)}"
+    if use.result:
+        text += f" -> {json.dumps(use.result, ensure_ascii=False, sort_keys=True)}"
+    return text + "  (built-in, not a tool call)"
+
+
+def builtin_lines(actual: list[Invocation], turn: int) -> list[str]:
+    return [builtin_line(use) for use in actual[turn].builtin_tool_uses] if turn < len(actual) else []
+
+
 def trajectory_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
-    """One block per turn; empty when every turn's calls match."""
+    """One block per turn whose calls differ or whose model ran a built-in tool; empty when none."""
     blocks = []
     for turn in range(max(len(expected), len(actual))):
         exp = expected[turn].tool_calls if turn < len(expected) else []
         act = actual[turn].tool_calls if turn < len(actual) else []
         changes = _drop_reordered_missing(trajectory_changes(exp, act))
-        if all(c.kind == "same" for c in changes):
+        builtin = builtin_lines(actual, turn)
+        if all(c.kind == "same" for c in changes) and not builtin:
             continue
-        blocks.append(f"turn {turn + 1}:\n" + "\n".join(c.line() for c in changes))
+        blocks.append(f"turn {turn + 1}:\n" + "\n".join([*(c.line() for c in changes), *builtin]))
     return "\n".join(blocks)
 
 
@@ -82,6 +96,24 @@ def response_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
             continue
         lines = difflib.unified_diff(exp.splitlines(), act.splitlines(), "expected", "actual", lineterm="", n=1)
         blocks.append(f"turn {turn + 1}:\n" + "\n".join(list(lines)[2:]))
+    return "\n".join(blocks)
+
+
+def _answer_lines(invocation: Invocation | None) -> list[str]:
+    return [f"{author}: {' '.join(text.split())}" for author, text in invocation.intermediate_responses] if invocation else []
+
+
+def intermediate_diff(expected: list[Invocation], actual: list[Invocation]) -> str:
+    """The answers on the way (author: text, one a line), expected vs actual, turn by turn, as a
+    unified diff; empty when every turn's are the same."""
+    blocks = []
+    for turn in range(max(len(expected), len(actual))):
+        exp = _answer_lines(expected[turn] if turn < len(expected) else None)
+        act = _answer_lines(actual[turn] if turn < len(actual) else None)
+        if exp == act:
+            continue
+        lines = difflib.unified_diff(exp, act, "expected", "actual", lineterm="", n=len(exp) + len(act))
+        blocks.append(f"turn {turn + 1}:\n" + "\n".join(list(lines)[3:]))
     return "\n".join(blocks)
 
 
@@ -127,8 +159,16 @@ def aligned_trajectory_diff(
             block = trajectory_diff(expected[turn : turn + 1], actual[turn : turn + 1])
             blocks += [block.replace("turn 1:", f"turn {turn + 1}:", 1)] if block else []
             continue
-        if all(s.expected_index is not None and s.actual_index is not None and all(c.matched for c in s.arguments) for s in steps):
+        builtin = builtin_lines(actual, turn)
+        if all(s.expected_index is not None and s.actual_index is not None and all(c.matched for c in s.arguments) for s in steps) and not builtin:
             continue
         lines = [line for step in steps for line in _aligned_lines(step, exp, act)]
-        blocks.append(f"turn {turn + 1}:\n" + "\n".join(lines))
+        blocks.append(f"turn {turn + 1}:\n" + "\n".join([*lines, *builtin]))
     return "\n".join(blocks)
+
+
+def state_diff(checks: list[ArgumentCheck]) -> str:
+    """The final session state key by key (expected -> actual, ✓/✗ and the rule); empty when every key matched."""
+    if all(c.matched for c in checks):
+        return ""
+    return "\n".join(_argument_line(c) for c in checks)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..core.digest import ScoredResults
 from ..core.gate import Comparison
 from ..schema import Invocation, text_of
-from .diff import call_text
+from .diff import builtin_line, call_text
 from .render import ENV
 from .view import build_view
 
@@ -15,7 +15,8 @@ CHART_WIDTH = 320
 
 
 def tool_calls(invocation: Invocation) -> list[str]:
-    return [call_text(c) for c in invocation.tool_calls]
+    """The turn's tool calls, then the built-in tools its model ran (marked: they are not calls)."""
+    return [call_text(c) for c in invocation.tool_calls] + [builtin_line(use) for use in invocation.builtin_tool_uses]
 
 
 def render_html(comparison: Comparison, results: ScoredResults) -> str:

@@ -16,11 +16,11 @@ from ..core.budgets import BudgetSummary, SuiteCost, change_text, fmt_figure
 from ..core.digest import Fetch, ScoredCase, ScoredResults
 from ..core.gate import Advisory, CaseMetric, CaseOutcome, CaseOutcomes, Comparison, MetricSummary
 from ..core.head_to_head import HeadToHead
-from ..schema import AlignedCall, CaseResult, Invocation, MetricResult, Outcome, RunRecord, Status, Verdict
+from ..schema import AlignedCall, ArgumentCheck, CaseResult, Invocation, MetricResult, Outcome, RunRecord, Status, Verdict
 from ..schema.labels import SEPARATOR, CaseLabels
 from ..schema.settings import percent
 from ..schema.vocabulary import case_words
-from .diff import aligned_trajectory_diff, response_diff, trajectory_diff
+from .diff import aligned_trajectory_diff, intermediate_diff, response_diff, state_diff, trajectory_diff
 from .judge_notes import judge_alert, judge_notes
 from .text import fmt, fmt_delta, fmt_rate, inline
 
@@ -97,6 +97,8 @@ class CaseView:
     trajectory_aligned: bool  # drawn from our alignment metrics, argument by argument
     argument_tally: str  # tool_argument_match_score per tool on the shown run, e.g. "search 1/2"
     response_diff: str
+    intermediate_diff: str  # the answers on the way (sub-agents', texts between calls): author and text
+    state_diff: str  # session_state_match on the shown run, key by key, when a key differs
     rationale: str
     result: CaseResult | None  # None for removed cases
 
@@ -300,6 +302,18 @@ def _argument_tally(result: CaseResult, run: RunRecord | None) -> str:
     return ", ".join(parts)
 
 
+def _state_diff(result: CaseResult, run: RunRecord | None) -> str:
+    """The shown run's final session state against the expected one, from session_state_match."""
+    metric = result.metrics.get("session_state_match")
+    if run is None or metric is None or len(metric.runs) != len(result.runs):
+        return ""
+    raw = (metric.runs[result.runs.index(run)].details or {}).get("state") or []
+    try:
+        return state_diff([ArgumentCheck.model_validate(check) for check in raw])
+    except pydantic.ValidationError:
+        return ""  # a results file from elsewhere: no diff rather than a wrong one
+
+
 def case_view(outcome: CaseOutcome, result: CaseResult | None, label: str) -> CaseView:
     worse = outcome.worse_metrics
     run = _worst_run(result, worse[0] if worse else None) if result else None
@@ -323,6 +337,8 @@ def case_view(outcome: CaseOutcome, result: CaseResult | None, label: str) -> Ca
         trajectory_aligned=aligned,
         argument_tally=_argument_tally(result, run) if result is not None and show_diffs else "",
         response_diff=response_diff(expected, actual) if result is not None and show_diffs and result.eval_case.conversation else "",
+        intermediate_diff=intermediate_diff(expected, actual) if result is not None and show_diffs and result.eval_case.conversation else "",
+        state_diff=_state_diff(result, run) if result is not None and show_diffs else "",
         rationale=_rationale([result.metrics[n] for n in worse]) if result else "",
         result=result,
     )
@@ -356,6 +372,7 @@ _WENT_WITHOUT = {
     "tool_declarations": ("its tool declarations", _NO_APP_DETAILS),
     "tool_responses": ("the tools' responses", "their tool calls have no recorded response (a Python agent can return each call's `response`, see docs/config.md)"),
     "intermediate_texts": ("the agent's texts between tool calls", "their Python agent returned tool calls without `steps` (see docs/config.md)"),
+    "media": ("the conversation's images and files", "the judge's prompt is text only, as google-adk's (docs/metrics.md, \"What the judge sees\")"),
 }
 
 

@@ -13,7 +13,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..agents import Agent, AgentExited, Conversation, contained, load_agent
 from ..agents.logs import AgentLogs
@@ -124,12 +124,14 @@ class ScriptedUser:
 
 
 async def run_conversation(
-    agent: Agent, case: EvalCase, run_index: int, turn_timeout: float, user: SimulatedUser | None = None
+    agent: Agent, case: EvalCase, run_index: int, turn_timeout: float, user: SimulatedUser | None = None, read_state: bool = False
 ) -> RunRecord:
-    """Play the user's turns against one session: the case's fixed turns, or a simulated user's."""
+    """Play the user's turns against one session: the case's fixed turns, or a simulated user's;
+    then, when a metric reads it (`read_state`), the session state they left."""
     started = time.monotonic()
     invocations: list[Invocation] = []
     error = None
+    state = None
     conversation: Conversation | None = None
     source = user or ScriptedUser(case)
     try:
@@ -140,6 +142,8 @@ async def run_conversation(
             except asyncio.TimeoutError:
                 error = f"turn {len(invocations) + 1}: timed out after {turn_timeout:g}s"
                 break
+        if error is None and read_state:
+            state, error = await _final_state(conversation, turn_timeout)
     except AgentUnusable:  # the agent as configured does not exist: the command stops (exit 2)
         raise
     except SimulationFailed as exc:  # the simulated user, not the agent, failed: say so
@@ -158,7 +162,19 @@ async def run_conversation(
         duration=round(time.monotonic() - started, 3),
         tokens=_tokens(invocations),
         unreported=(conversation.unreported() or None) if conversation is not None else None,
+        final_session_state=state,
     )
+
+
+async def _final_state(conversation: Conversation, timeout: float) -> tuple[dict[str, Any] | None, str | None]:
+    """(the session state after the last turn, None) or (None, why reading it failed the run)."""
+    what = "after the last turn, reading the session state"
+    try:
+        return await asyncio.wait_for(contained(conversation.final_state()), timeout), None
+    except asyncio.TimeoutError:
+        return None, f"{what}: timed out after {timeout:g}s"
+    except Exception as exc:
+        return None, f"{what}: {_explained(exc)}"
 
 
 # ---------------------------------------------------------------- all cases
@@ -173,13 +189,19 @@ def _simulated_user(job: CaseJob, case: EvalCase, judge: Judge) -> SimulatedUser
     return SimulatedUser(scenario, simulator_config(job), judge) if scenario else None
 
 
+def _reads_final_state(job: CaseJob) -> bool:
+    """Whether a metric of the case reads the session state after the last turn: only then is it
+    asked of the agent (one more request to a served agent, which may not answer it)."""
+    return any(metric.spec.reads_final_state for metric in job.eval_set.config.metrics)
+
+
 async def _run_case(agent: Agent, job: CaseJob, case: EvalCase, bound: asyncio.Semaphore, progress: Progress, judge: Judge, indexes: range) -> list[RunRecord]:
     """The runs `indexes` of one case; a later round continues the numbering, so each run is
     its own sample (the agent sees its run index; the judge draws afresh for a repeat)."""
     async def one(run_index: int) -> RunRecord:
         async with bound:
             user = _simulated_user(job, case, judge)
-            return await run_conversation(agent, case, run_index, job.suite.turn_timeout_seconds, user)
+            return await run_conversation(agent, case, run_index, job.suite.turn_timeout_seconds, user, _reads_final_state(job))
 
     runs = list(await asyncio.gather(*(one(i) for i in indexes)))
     progress.case_done(failed=any(r.error for r in runs))
@@ -247,7 +269,8 @@ def case_runner(agents: dict[str, Agent], judge: Judge, progress: Progress, jobs
 
 def _to_score(job: CaseJob, case: EvalCase, runs: list[RunRecord], answers: BaselineAnswers | None = None) -> CaseToScore:
     eval_set = job.eval_set
-    item = CaseToScore(case, runs, eval_set.config.metrics, eval_set.loaded.eval_set_id, eval_set.loaded.path, job.suite.name)
+    item = CaseToScore(case, runs, eval_set.config.metrics, eval_set.loaded.eval_set_id, eval_set.loaded.path, job.suite.name,
+                       count_builtin_tools=job.suite.count_builtin_tools)
     if answers is None or not any(m.spec.head_to_head for m in eval_set.config.metrics):
         return item
     recorded, why = answers.of(job.suite.name, item.eval_set_id, case.eval_id, case_fingerprint(case))

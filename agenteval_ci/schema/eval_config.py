@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Literal, Optional, Union
 from pydantic import ConfigDict, Field, FiniteFloat, field_validator, model_validator
 
 from ._base import AdkModel, OpenAdkModel
-from .arg_rules import ToolArgs, check_tool_args
+from .arg_rules import ANY_TOOL, ToolArgs, ToolRules, check_tool_args
 from .eval_set import Rubric
 from .prompt_template import template_fields
 
@@ -129,6 +129,23 @@ class ToolArgsCriterion(BaseCriterion):
     @classmethod
     def _paths_parse(cls, value: ToolArgs) -> ToolArgs:
         return check_tool_args(value)
+
+
+class SessionStateCriterion(BaseCriterion):
+    """Our session_state_match: the agent's final session state against the case's
+    `final_session_state`, key by key, under the tool-argument rules (path -> rule, `$` the
+    whole state). ADK has no such metric; its evaluators never read this criterion."""
+
+    state_rules: ToolRules = Field(default_factory=dict)
+
+    @field_validator("state_rules")
+    @classmethod
+    def _paths_parse(cls, value: ToolRules) -> ToolRules:
+        try:
+            check_tool_args({ANY_TOOL: value})
+        except ValueError as exc:  # its words name a tool and an args object: here it is the state
+            raise ValueError(str(exc).removeprefix(f"{ANY_TOOL}: ").replace("args object", "state")) from None
+        return value
 
 
 class SingleToolUseCriterion(BaseCriterion):

@@ -7,6 +7,7 @@ content inside it reject them; InvocationEvent ignores them.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Optional, Sequence, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_validator
@@ -64,6 +65,61 @@ IntermediateDataType = Annotated[
 ]
 
 
+# Tools the model runs itself, by the name ADK gives the tool: they leave no function call.
+BUILTIN_TOOLS = ("google_search", "vertex_ai_search", "enterprise_web_search", "url_context", "code_execution")
+
+
+@dataclass(frozen=True)
+class BuiltinToolUse:
+    """A built-in tool the model ran in a turn, read from what it returned: the search queries and
+    the sources of its grounding metadata, or the code it executed and the result."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+def _field(value: Any, snake: str) -> Any:
+    """A key of raw JSON, snake_case or camelCase (ADK writes either)."""
+    if not isinstance(value, dict):
+        return None
+    head, *rest = snake.split("_")
+    return value.get(snake, value.get(head + "".join(word.title() for word in rest)))
+
+
+def _sources(grounding: Any, kind: str) -> list[str]:
+    found = []
+    for chunk in _field(grounding, "grounding_chunks") or []:
+        source = _field(chunk, kind)
+        if isinstance(source, dict):
+            found.append(str(_field(source, "uri") or _field(source, "title") or ""))
+    return [s for s in found if s]
+
+
+def grounding_uses(grounding: Any) -> list[BuiltinToolUse]:
+    """Searches a grounding metadata records: web queries (google_search), retrieval queries (vertex_ai_search)."""
+    uses = []
+    web = _field(grounding, "web_search_queries")
+    if web:
+        uses.append(BuiltinToolUse("google_search", {"queries": list(web)}, {"sources": _sources(grounding, "web")}))
+    retrieval = _field(grounding, "retrieval_queries")
+    if retrieval:
+        uses.append(BuiltinToolUse("vertex_ai_search", {"queries": list(retrieval)}, {"sources": _sources(grounding, "retrieved_context")}))
+    return uses
+
+
+def code_uses(parts: list[Part]) -> list[BuiltinToolUse]:
+    """Code the model executed (executable_code parts), each with the result that follows it."""
+    uses: list[BuiltinToolUse] = []
+    for part in parts:
+        if part.executable_code is not None:
+            uses.append(BuiltinToolUse("code_execution", {"code": _field(part.executable_code, "code"), "language": _field(part.executable_code, "language")}))
+        elif part.code_execution_result is not None and uses and not uses[-1].result:
+            result = part.code_execution_result
+            uses[-1] = BuiltinToolUse("code_execution", uses[-1].args, {"outcome": _field(result, "outcome"), "output": _field(result, "output")})
+    return uses
+
+
 class AgentDetails(AdkModel):
     name: str
     instructions: str = ""
@@ -109,6 +165,30 @@ class Invocation(AdkModel):
                 if getattr(part, part_field)
             ]
         return []
+
+    @property
+    def builtin_tool_uses(self) -> list[BuiltinToolUse]:
+        """The built-in tools the model ran (search grounding, code execution), in order: from the
+        events' grounding metadata and parts, and the final response's parts. Never tool calls."""
+        uses: list[BuiltinToolUse] = []
+        if isinstance(self.intermediate_data, InvocationEvents):
+            for event in self.intermediate_data.invocation_events:
+                uses += code_uses(event.content.parts or []) if event.content else []
+                uses += grounding_uses(event.grounding_metadata)
+        return uses + code_uses(self.final_response.parts or [] if self.final_response else [])
+
+    @property
+    def intermediate_responses(self) -> list[tuple[str, str]]:
+        """(author, text) of each answer on the way to the final response (sub-agents', and texts
+        between tool calls): IntermediateData's list, or each event's text, in order."""
+        data = self.intermediate_data
+        if isinstance(data, IntermediateData):
+            answers = [(author, Content(parts=parts).text) for author, parts in data.intermediate_responses]
+        elif isinstance(data, InvocationEvents):
+            answers = [(event.author, event.content.text) for event in data.invocation_events if event.content]
+        else:
+            answers = []
+        return [(author, text) for author, text in answers if text]
 
     @property
     def usage(self) -> list[UsageMetadata]:

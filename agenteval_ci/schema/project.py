@@ -71,6 +71,9 @@ class SuiteConfig(StrictModel):
     custom_metrics: dict[str, CustomMetricConfig] = Field(default_factory=dict)
     # Tool-argument rules for the suite's tool_trajectory_alignment_score / tool_argument_match_score.
     tool_args: ToolArgs = Field(default_factory=dict)
+    # `count`: the built-in tools the model ran (google_search, code execution, ...) count as tool
+    # calls of every metric, named as ADK names the tool, with no arguments; `ignore`: ADK's scores.
+    builtin_tools: Literal["ignore", "count"] = "ignore"
 
     @field_validator("tool_args")
     @classmethod

@@ -71,7 +71,8 @@ class MetricRun(StrictModel):
     details: Optional[dict[str, Any]] = None  # metric-specific overall figures (e.g. token breakdown)
     # What the judge's prompt went without: "instructions" and "tool_declarations" (a turn has no
     # app_details), "tool_responses" (a tool call has no recorded response), "intermediate_texts"
-    # (the agent could not report its texts between calls). None when nothing was missing.
+    # (the agent could not report its texts between calls), "media" (the conversation has images or
+    # files, which the judge's text prompt cannot show). None when nothing was missing.
     judged_without: Optional[list[str]] = None
 
 
@@ -109,6 +110,9 @@ class RunRecord(StrictModel):
     # without a known price ("<model not reported>" for a call whose model no event named).
     cost_usd: Optional[float] = None
     unpriced_models: Optional[list[str]] = None
+    # The session's state after the last turn, as the agent reported it (docs/agents.md: which
+    # kinds report it); None when the agent kind could not (session_state_match is then not evaluated).
+    final_session_state: Optional[dict[str, Any]] = None
 
 
 def case_key(suite: str, eval_set_id: str, eval_id: str) -> str:

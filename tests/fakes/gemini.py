@@ -98,6 +98,18 @@ def text_reply(text: str, prompt_tokens: int = 10, output_tokens: int = 5) -> di
     return _reply([{"text": text}], prompt_tokens, output_tokens)
 
 
+def grounded_reply(text: str, queries: list[str], sources: list[tuple[str, str]]) -> dict[str, Any]:
+    """A google_search-grounded answer: the text, with grounding metadata naming its queries and
+    (uri, title) sources, as Gemini returns it."""
+    reply = _reply([{"text": text}], 10, 5)
+    reply["candidates"][0]["groundingMetadata"] = {
+        "webSearchQueries": queries,
+        "groundingChunks": [{"web": {"uri": uri, "title": title}} for uri, title in sources],
+        "searchEntryPoint": {"renderedContent": "<div>search</div>"},
+    }
+    return reply
+
+
 def function_call_reply(calls: list[tuple[str, dict[str, Any]]], prompt_tokens: int = 10, output_tokens: int = 5) -> dict[str, Any]:
     return _reply([{"functionCall": {"name": n, "args": a}} for n, a in calls], prompt_tokens, output_tokens)
 

@@ -44,6 +44,10 @@ class Kind(Protocol):
 
     async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord: ...
 
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        """The session's state after the last turn; None when the kind cannot report it."""
+        ...
+
 
 def _json_contract(config: RemoteAgentConfig) -> Kind:
     from .json_contract import JsonContractKind
@@ -312,6 +316,13 @@ class RemoteAgent:
 
     # ---- turns
 
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        """The kind's account of the state, bounded as a turn is."""
+        try:
+            return await asyncio.wait_for(self._kind.final_state(session), self._turn_timeout)
+        except asyncio.TimeoutError:
+            raise RemoteAgentError(f"reading the session state: no answer within {self._turn_timeout:g}s (the suite's turn_timeout_seconds)") from None
+
     async def play(self, session: Session, user_content: Content, number: int) -> tuple[Invocation, bool]:
         """The turn's invocation, and whether it could show texts between tool calls: only an
         agent's own events (ADK's server) hold them; a JSON reply, a task or a trace do not."""
@@ -364,6 +375,9 @@ class RemoteConversation:
     def unreported(self) -> list[str]:
         """What the judges read that the agent's replies could not hold (texts between calls)."""
         return list(self._unreported)
+
+    async def final_state(self) -> Optional[dict[str, Any]]:
+        return await self._agent.final_state(self._session)
 
     async def close(self) -> None:
         pass

@@ -22,6 +22,7 @@ from a2a.client.card_resolver import A2ACardResolver
 from a2a.types import Message, Part, Role, SendMessageRequest, TaskState
 
 from ...schema import Content, EvalCase
+from ..parts import FILE_DATA, INLINE_DATA, TEXT, as_python, refuse_beyond, turn_parts
 from ..traces.turn import ToolStep, TurnRecord, as_response
 from .http import RemoteAgentError, same_origin
 from .session import Session, TurnContext
@@ -52,9 +53,12 @@ class A2aKind:
     async def open(self, session: Session, case: EvalCase) -> None:
         await self._client_for(session)
 
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        return None  # A2A has no session state to read
+
     async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord:
         client = await self._client_for(session)
-        message = Message(message_id=str(uuid.uuid4()), context_id=session.session_id, role=Role.ROLE_USER, parts=[Part(text=user_content.text)])
+        message = Message(message_id=str(uuid.uuid4()), context_id=session.session_id, role=Role.ROLE_USER, parts=_a2a_parts(user_content))
         answers = []
         call = ClientCallContext(service_parameters=context.headers)  # the SDK sends these as HTTP headers
         try:
@@ -63,6 +67,22 @@ class A2aKind:
         except Exception as exc:  # the SDK's errors (HTTP, JSON-RPC, transport): this run fails
             raise RemoteAgentError(f"POST {self.url} (A2A message): {await _why(exc, session)}") from None
         return _record(answers)
+
+
+def _a2a_parts(user_content: Content) -> list[Any]:
+    """Each part of the turn as A2A carries it: text, raw bytes or a URL, with its media type."""
+    refuse_beyond(user_content, (TEXT, INLINE_DATA, FILE_DATA), "an A2A message")
+    parts = []
+    for part in turn_parts(user_content, as_python):
+        if TEXT in part:
+            parts.append(Part(text=part[TEXT]))
+        elif INLINE_DATA in part:
+            blob = part[INLINE_DATA]
+            parts.append(Part(raw=blob["data"], media_type=blob.get("mime_type") or "", filename=blob.get("display_name") or ""))
+        else:
+            file = part[FILE_DATA]
+            parts.append(Part(url=file.get("file_uri") or "", media_type=file.get("mime_type") or "", filename=file.get("display_name") or ""))
+    return parts or [Part(text="")]
 
 
 async def _why(exc: Exception, session: Session) -> str:

@@ -89,6 +89,10 @@ class _CreatedSession(_Lenient):
     id: str
 
 
+class _StoredSession(_Lenient):
+    state: dict[str, Any] = pydantic.Field(default_factory=dict)
+
+
 class AdkApiServerKind:
     default_ready = "/list-apps"  # in every release of the API
 
@@ -118,6 +122,17 @@ class AdkApiServerKind:
                 raise RemoteAgentError(f"{what}: POST {with_id} created session {created.id!r}, not {session.session_id!r}")
         else:
             checked(response, what)
+
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        """GET the session after the case: its state as the server's session service holds it."""
+        url = self._session_url(session)
+        what = "reading the session state"
+        data = await session.http.get_json(url, what)
+        return parse_reply(_StoredSession, data, f"GET {url}", what).state
+
+    def _session_url(self, session: Session) -> str:
+        path = f"apps/{quote(self._app(session), safe='')}/users/{quote(session.user_id, safe='')}/sessions/{quote(session.session_id, safe='')}"
+        return joined(self.url, path)
 
     async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord:
         url = joined(self.url, "run")

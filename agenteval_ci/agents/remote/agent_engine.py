@@ -5,6 +5,8 @@ API as google-cloud-aiplatform's client calls it (its reasoning_engine_execution
                                -> {"output": the session, its "id" chosen by the engine}
     POST {engine}:streamQuery  {"classMethod": "async_stream_query", "input": {"message", "user_id", "session_id"}}
                                -> one ADK Event per line (JSON, or SSE `data:` lines)
+    POST {engine}:query        {"classMethod": "async_get_session", "input": {"user_id", "session_id"}}
+                               -> {"output": the session, its "state"} (only when a metric reads the final state)
 
 The events become the invocation through the code that records an in-process ADK run, as for
 ADK's own server (adk_api_server.py), so the scores are the in-process run's. Engines deployed
@@ -29,7 +31,7 @@ from .http import MAX_REPLY_BYTES, AgentHttp, RemoteAgentError, checked, parse_r
 from .session import Session, TurnContext
 
 # The AdkApp's method names: today's, then those of engines deployed before its async methods.
-METHODS = (("async_create_session", "async_stream_query"), ("create_session", "stream_query"))
+METHODS = (("async_create_session", "async_stream_query", "async_get_session"), ("create_session", "stream_query", "get_session"))
 
 
 class _Reply(pydantic.BaseModel):
@@ -44,6 +46,10 @@ class _Output(_Reply):
 
 class _CreatedSession(_Reply):
     id: str = pydantic.Field(min_length=1)
+
+
+class _StoredSession(_Reply):
+    state: dict[str, Any] = pydantic.Field(default_factory=dict)
 
 
 class AgentEngineKind:
@@ -77,6 +83,14 @@ class AgentEngineKind:
             session.session_id = parse_reply(_CreatedSession, reply.output, f"POST {self.url}:query", "creating the session").id
             self._methods = methods
             return
+
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        """The session's state after the case, as the engine's session service holds it."""
+        what = "reading the session state"
+        body = {"classMethod": self._methods[2], "input": {"user_id": session.user_id, "session_id": session.session_id}}
+        response = await session.http.request("POST", f"{self.url}:query", what, json=body)
+        reply = parse_reply(_Output, reply_json(checked(response, what), f"POST {self.url}:query", what), f"POST {self.url}:query", what)
+        return parse_reply(_StoredSession, reply.output, f"POST {self.url}:query", what).state
 
     async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord:
         url = f"{self.url}:streamQuery"

@@ -154,6 +154,10 @@ class AgentHttp:
         response = await self.send("POST", url, what, json=body, headers=headers)
         return reply_json(response, f"POST {url}", what)
 
+    async def get_json(self, url: str, what: str) -> Any:
+        response = await self.send("GET", url, what)
+        return reply_json(response, f"GET {url}", what)
+
     async def send(self, method: str, url: str, what: str, **kwargs: Any) -> httpx.Response:
         """The request (retried on a refused connection); a non-2xx answer is an error."""
         return checked(await self.request(method, url, what, **kwargs), what)

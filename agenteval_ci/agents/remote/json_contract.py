@@ -2,7 +2,7 @@
 
 Each user turn is one POST to the configured URL:
 
-    {"session_id": "...", "message": "user text", "state": {...},
+    {"session_id": "...", "message": "user text", "parts": [{"text": ...}, {"inline_data": {...}}, ...], "state": {...},
      "case_id": "...", "run": 0, "turn": 1, "app_name": "...", "user_id": "..."}
 
 and the reply is
@@ -11,7 +11,8 @@ and the reply is
      "tool_calls": [{"name": "...", "args": {...}, "response": {...}}],   # optional
      "usage": {"input_tokens": 0, "output_tokens": 0},                    # optional, or a list per model call
      "model": "gemini-2.5-flash",                                         # optional: prices the usage
-     "state": {...}}                                                      # optional: sent with the next turn
+     "state": {...}}                                                      # optional: sent with the next turn;
+                                                                          # the last one is the final session state
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pydantic
 from pydantic import ConfigDict, Field
 
 from ...schema import Content, EvalCase
+from ..parts import turn_parts
 from ..traces.turn import ModelField, ToolStep, TurnRecord, UsageField, as_response, usage_records
 from .http import parse_reply
 from .session import Session, TurnContext
@@ -49,9 +51,9 @@ class TurnReply(_Contract):
     metadata: Any = None  # free for the agent; ignored
 
 
-def request_body(session: Session, text: str, turn: int) -> dict[str, Any]:
+def request_body(session: Session, user_content: Content, turn: int) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "session_id": session.session_id, "message": text, "state": session.state,
+        "session_id": session.session_id, "message": user_content.text, "parts": turn_parts(user_content), "state": session.state,
         "case_id": session.case_id, "run": session.run_index, "turn": turn,
     }
     if session.given:
@@ -88,8 +90,13 @@ class JsonContractKind:
 
     async def turn(self, session: Session, user_content: Content, context: TurnContext) -> TurnRecord:
         what = ""  # runner/suites.py names the turn
-        data = await session.http.post_json(self.url, request_body(session, user_content.text, context.number), what, headers=context.headers)
+        data = await session.http.post_json(self.url, request_body(session, user_content, context.number), what, headers=context.headers)
         reply = parse_reply(TurnReply, data, f"POST {self.url}", what)
         if reply.state is not None:
             session.state = reply.state
+            session.state_reported = True
         return turn_record(reply)
+
+    async def final_state(self, session: Session) -> Optional[dict[str, Any]]:
+        """The last `state` the agent replied with; an agent that never sent one did not report it."""
+        return session.state if session.state_reported else None

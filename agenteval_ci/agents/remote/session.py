@@ -26,6 +26,7 @@ class Session:
     state: dict[str, Any]
     http: AgentHttp
     given: bool = False  # the case has a session_input (app_name and user_id are its own)
+    state_reported: bool = False  # the agent handed back a state (the JSON contract's `state`)
     trace_id_hint: str = ""  # the session id the agent's spans carry, when it is not ours (A2A)
 
     @property

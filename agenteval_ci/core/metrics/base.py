@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Awaitable, Callable, Optional, Protocol, Union
+from typing import Any, Awaitable, Callable, Optional, Protocol, Union
 
 from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
 from ..judging import Judge
@@ -49,6 +49,7 @@ class MetricInput:
     # round robin), or None and why there are none (core/head_to_head.py)
     baseline: Optional[list[Invocation]] = None
     baseline_missing: str = ""
+    final_state: Optional[dict[str, Any]] = None  # the run's RunRecord.final_session_state: None when not reported
 
 
 Evaluate = Callable[[MetricInput], Union[MetricRun, Awaitable[MetricRun]]]
@@ -69,6 +70,9 @@ class MetricSpec:
     # Compared with the baseline's recorded answers, not with a threshold: no case fails on it,
     # the suite's rule decides (core/head_to_head.py); its criterion's threshold is not read.
     head_to_head: bool = False
+    # The agent's session state after the last turn (RunRecord.final_session_state): the runner
+    # asks the agent for it only when a metric of the case reads it.
+    reads_final_state: bool = False
     # Judged metrics: the files under agenteval_ci/core that the judge's prompts are made from;
     # their hash is part of the judge's fingerprint (core/judge_fingerprint.py).
     prompts: tuple[str, ...] = ()

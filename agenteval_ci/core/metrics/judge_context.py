@@ -25,6 +25,7 @@ INSTRUCTIONS = "instructions"
 TOOL_DECLARATIONS = "tool_declarations"
 TOOL_RESPONSES = "tool_responses"
 INTERMEDIATE_TEXTS = "intermediate_texts"
+MEDIA = "media"  # images and files in the conversation: the judges' prompts are text only, as ADK's
 APP_DETAILS = (INSTRUCTIONS, TOOL_DECLARATIONS)
 
 
@@ -149,21 +150,33 @@ def _lacks_responses(invocation: Invocation) -> bool:
     return len(invocation.tool_responses) < len(invocation.tool_calls)
 
 
+def _has_media(invocation: Invocation) -> bool:
+    """An image or a file anywhere in the turn: the user's parts, the answer, the events."""
+    contents = [invocation.user_content, invocation.final_response]
+    if isinstance(invocation.intermediate_data, InvocationEvents):
+        contents += [event.content for event in invocation.intermediate_data.invocation_events]
+    return any(part.inline_data is not None or part.file_data is not None for c in contents if c for part in c.parts or [])
+
+
 def missing_context(invocations: list[Invocation], needs: tuple[str, ...], unreported: tuple[str, ...] = ()) -> Optional[list[str]]:
     """The parts of `needs` some judged turn went without (None when none): app_details,
-    tool responses, or the texts between calls the agent could not report (`unreported`)."""
+    tool responses, or the texts between calls the agent could not report (`unreported`);
+    and, whatever the metric reads, the conversation's images and files (its prompt is text)."""
     lacking = {
         INSTRUCTIONS: any(i.app_details is None for i in invocations),
         TOOL_DECLARATIONS: any(i.app_details is None for i in invocations),
         TOOL_RESPONSES: any(_lacks_responses(i) for i in invocations),
         INTERMEDIATE_TEXTS: INTERMEDIATE_TEXTS in unreported,
     }
-    return [need for need in needs if lacking[need]] or None
+    missing = [need for need in needs if lacking[need]]
+    if any(_has_media(i) for i in invocations):
+        missing.append(MEDIA)
+    return missing or None
 
 
 def response_texts_missing(invocations: list[Invocation], include_intermediate: bool, unreported: tuple[str, ...]) -> Optional[list[str]]:
     """For a judge of the response alone: the texts on the way are part of it when the criterion includes them."""
-    return missing_context(invocations, (INTERMEDIATE_TEXTS,), unreported) if include_intermediate else None
+    return missing_context(invocations, (INTERMEDIATE_TEXTS,) if include_intermediate else (), unreported)
 
 
 def flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:

@@ -19,6 +19,7 @@ from ...schema import (
     LlmBackedUserSimulatorCriterion,
     RubricsBasedCriterion,
     SafetyCriterion,
+    SessionStateCriterion,
     SingleToolUseCriterion,
     ToolArgsCriterion,
     ToolTrajectoryCriterion,
@@ -48,6 +49,7 @@ if TYPE_CHECKING:  # the type checker and grep see the real functions each row n
         llm_match,
         llm_rubrics,
         rouge,
+        session_state,
         user_simulator,
         vertex,
         vertex_computation,
@@ -61,6 +63,7 @@ else:
     llm_match = _Lazy("llm_match")
     llm_rubrics = _Lazy("llm_rubrics")
     rouge = _Lazy("rouge")
+    session_state = _Lazy("session_state")
     user_simulator = _Lazy("user_simulator")
     vertex = _Lazy("vertex")
     vertex_computation = _Lazy("vertex_computation")
@@ -134,6 +137,13 @@ _SPECS = [
             ("tool_parameter_key_match", "Vertex: share of expected argument names passed, call by call."),
             ("tool_parameter_kv_match", "Vertex: share of expected arguments passed with equal values."),
         ]
+    ),
+    MetricSpec(
+        "session_state_match",
+        SessionStateCriterion,
+        _deferred(lambda: session_state.evaluate),
+        "agenteval: share of the expected final_session_state's keys the agent's final state matches, state rules applied.",
+        reads_final_state=True,
     ),
     MetricSpec(
         "trajectory_single_tool_use",

@@ -171,3 +171,17 @@ def test_a_reply_without_usage_is_priced_from_the_whole_prompt(tmp_path):
     stats = judge.stats()
     assert stats.tokens.input == estimate_prompt_tokens(prompt) > len(prompt) // 5
     assert stats.estimated_cost_usd > 0
+
+
+def test_a_turn_with_an_image_is_judged_without_media_and_the_report_says_so(tmp_path, monkeypatch, capsys):
+    _project(tmp_path)
+    image = {"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}
+    case = {"eval_id": "light", "conversation": [{"user_content": {"parts": [{"text": "Turn on the light in this photo"}, image]}}]}
+    (tmp_path / "home.evalset.json").write_text(json.dumps({"eval_set_id": "home", "eval_cases": [case]}))
+    with FakeGemini(responder=rubric_judge) as fake:
+        code, results = _run(tmp_path, "with_details", fake, monkeypatch)
+    assert code == 0
+    metric = results["cases"][0]["metrics"]["rubric_based_tool_use_quality_v1"]
+    assert metric["score"] == 1.0 and metric["judged_without"] == ["media"]
+    [warning] = results["warnings"]
+    assert "was judged without the conversation's images and files in 1 of 1 case(s): the judge's prompt is text only" in warning

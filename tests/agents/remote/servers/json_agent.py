@@ -1,7 +1,7 @@
 """A JSON-contract agent for the tests (stdlib only), started by agenteval through `start:`.
 
 It answers weather questions: `weather in CITY` calls get_weather(city) and answers with the sky.
-AGENT_MODE picks a fault: ok, http500, garbage, hang, die_after:N, never_ready, wrong_city.
+AGENT_REQUESTS names a file each request body is appended to. AGENT_OMIT_STATE leaves `state` out of the replies. AGENT_MODE picks a fault: ok, http500, garbage, hang, die_after:N, never_ready, wrong_city.
 It writes its pid and its children's to AGENT_PIDS (one a line) so tests can check for orphans.
 """
 
@@ -37,6 +37,9 @@ class Handler(BaseHTTPRequestHandler):
         global served
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         served += 1
+        if os.environ.get("AGENT_REQUESTS"):  # what each turn received, one JSON a line
+            with open(os.environ["AGENT_REQUESTS"], "a") as f:
+                f.write(json.dumps(body) + "\n")
         if MODE.startswith("die_after:") and served > int(MODE.split(":")[1]):
             print("crashing now", flush=True)
             os._exit(3)
@@ -58,6 +61,8 @@ class Handler(BaseHTTPRequestHandler):
             "model": "gemini-2.5-flash",
             "state": state,
         }
+        if os.environ.get("AGENT_OMIT_STATE"):  # an agent that keeps no state hands none back
+            del reply["state"]
         self._send(200, json.dumps(reply).encode())
 
     def _send(self, status, data):
