@@ -1,0 +1,148 @@
+"""The ready-to-copy workflows of docs/workflows/, run by act through a PR's lifecycle (issue 43):
+the gate on pull_request, /agenteval accept on issue_comment, the fork-safe pair and the
+sharded matrix with its merge. Opt-in: scripts/workflow_test.sh builds what they need."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.action.harness import BASE_SHA, BASELINE, ROOT, comment_event, make_repo
+from tests.fakes.github import Token
+
+from .act import Act, git_repo, missing, with_action
+
+pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "runs")
+
+DOCS = ROOT / "docs" / "workflows"
+PR = 7
+
+
+def workspace(tmp_path: Path, name: str, workflow: str, broken: bool = False) -> tuple[Path, str]:
+    """A user's repository: the example agent, its requirements and the workflow as copied; its sha."""
+    repo = make_repo(tmp_path / name, broken=broken)
+    (repo / "requirements.txt").write_text("# the example needs only what the action's image has\n")
+    target = repo / ".github" / "workflows" / workflow
+    target.parent.mkdir(parents=True)
+    target.write_text(with_action((DOCS / workflow).read_text()))
+    return repo, git_repo(repo)
+
+
+def job_token(github, workflow: Path, job: str) -> str:
+    """The GITHUB_TOKEN GitHub gives the job: exactly the permissions the workflow grants it."""
+    data = yaml.safe_load(workflow.read_text())
+    granted = data["jobs"][job].get("permissions", data.get("permissions", {}))
+    scopes = {scope.replace("-", "_"): level for scope, level in granted.items()}
+    return github.add_token(f"ghs_{workflow.stem}_{job}".replace("-", "_"), Token("github-actions[bot]", scopes))
+
+
+def secrets_of(gemini) -> dict[str, str]:
+    return {"GOOGLE_API_KEY": gemini.env()["GOOGLE_API_KEY"]}
+
+
+def model_urls(gemini) -> dict[str, str]:
+    """Where the model APIs are: the fake's address, which the runner's network would reach."""
+    return {"GOOGLE_GEMINI_BASE_URL": gemini.env()["GOOGLE_GEMINI_BASE_URL"]}
+
+
+def pull_request(head_sha: str) -> dict[str, Any]:
+    """A pull_request payload as GitHub sends it (the fields act and the action read)."""
+    repo = {"full_name": "octo/agent", "name": "agent", "owner": {"login": "octo"}, "default_branch": "main"}
+    return {"action": "synchronize", "number": PR, "repository": repo, "sender": {"login": "contributor"},
+            "pull_request": {"number": PR, "state": "open",
+                             "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": "octo/agent"}},
+                             "base": {"sha": BASE_SHA, "ref": "main", "repo": {"full_name": "octo/agent"}}}}
+
+
+def open_pull(github, good_baseline: str, head_sha: str) -> None:
+    github.add_pull(PR, head_sha=head_sha, head_ref="feature", base_sha=BASE_SHA)
+    for ref in (BASE_SHA, head_sha, "feature"):
+        github.set_files(ref, {BASELINE: good_baseline})
+
+
+def test_pr_gate_fails_a_regression_and_accept_commits_its_baseline(tmp_path, act: Act, github, gemini, good_baseline):
+    repo, head = workspace(tmp_path, "pr", "pr-gate.yml", broken=True)
+    open_pull(github, good_baseline, head)
+    workflow = repo / ".github" / "workflows" / "pr-gate.yml"
+    token = job_token(github, workflow, "agenteval")
+    run = act.run(repo, workflow, "pull_request", pull_request(head), head,
+                  secrets={"GITHUB_TOKEN": token, **secrets_of(gemini)}, env=model_urls(gemini))
+    assert run.job_outcome("agenteval") == "failed", run.log
+    (comment,) = github.all_comments()
+    assert "<!-- agenteval-ci:suite=home -->" in comment["body"] and "set_thermostat" in comment["body"]
+    (check,) = github.check_runs.values()
+    assert (check["head_sha"], check["conclusion"]) == (head, "failure")
+    assert check["annotations"], check
+    results = act.artifact_files(run, "agenteval-results")
+    assert any(name.endswith(".json") for name in results), sorted(results)
+
+    accept_on(tmp_path, act, github, head)
+
+
+def accept_on(tmp_path: Path, act: Act, github, head: str) -> None:
+    """A maintainer's `/agenteval accept` run by accept.yml: the head's results become the
+    branch's baseline in a commit that gets a passing check."""
+    github.collaborators["maintainer"] = "maintain"
+    github.add_comment(PR, "/agenteval accept", login="maintainer")
+    repo, main_sha = workspace(tmp_path, "accept", "accept.yml")
+    workflow = repo / ".github" / "workflows" / "accept.yml"
+    event = comment_event("/agenteval accept", comment_id=github.all_comments()[-1]["id"])
+    event["repository"] = pull_request(head)["repository"]
+    run = act.run(repo, workflow, "issue_comment", event, main_sha, secrets={"GITHUB_TOKEN": job_token(github, workflow, "accept")})
+    assert run.job_outcome("accept") == "succeeded", run.log
+    commit = github.commits[-1]
+    assert commit["branch"] == "feature"
+    assert json.loads(github.files["feature"][BASELINE])["provenance"]["commit"] == head
+    assert (commit["sha"], "success") in [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()]
+
+
+def test_sharded_matrix_merges_into_one_verdict_that_accept_takes(tmp_path, act: Act, github, gemini, good_baseline):
+    """The merge job's agenteval-results is what accept reads (missing before issue 35's fix)."""
+    repo, head = workspace(tmp_path, "pr", "sharded.yml", broken=True)
+    open_pull(github, good_baseline, head)
+    workflow = repo / ".github" / "workflows" / "sharded.yml"
+    run = act.run(repo, workflow, "pull_request", pull_request(head), head,
+                  secrets={"GITHUB_TOKEN": job_token(github, workflow, "evaluate"), **secrets_of(gemini)},
+                  env=model_urls(gemini))
+    assert run.job_outcomes("evaluate") == ["succeeded"] * 4, run.log
+    assert run.job_outcome("merge") == "failed", run.log  # the broken agent regressed
+    (comment,) = github.all_comments()
+    assert "set_thermostat" in comment["body"]
+    assert [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()] == [(head, "failure")]
+    merged = act.artifact_files(run, "agenteval-results")
+    assert merged and not [name for name in merged if "-of-" in name], sorted(merged)
+    accept_on(tmp_path, act, github, head)
+
+
+def test_fork_safe_pair_evaluates_without_privileges_then_publishes(tmp_path, act: Act, github, gemini, good_baseline):
+    repo, head = workspace(tmp_path, "fork", "fork-safe-evaluate.yml", broken=True)
+    open_pull(github, good_baseline, head)
+    github.pulls[PR]["head"]["repo"]["full_name"] = "contributor/agent"
+    evaluate = repo / ".github" / "workflows" / "fork-safe-evaluate.yml"
+    event = pull_request(head)
+    event["pull_request"]["head"]["repo"]["full_name"] = "contributor/agent"
+    # A fork's run: a read-only token and no secrets, so the judged cases are not evaluated.
+    run = act.run(repo, evaluate, "pull_request", event, head,
+                  secrets={"GITHUB_TOKEN": job_token(github, evaluate, "evaluate")}, env=model_urls(gemini))
+    assert run.job_outcome("evaluate") == "succeeded", run.log  # continue-on-error: the upload still runs
+    assert github.all_comments() == [] and not github.check_runs
+    assert act.artifact_files(run, "agenteval-results")
+
+    trusted, main_sha = workspace(tmp_path, "main", "fork-safe-publish.yml")
+    publish = trusted / ".github" / "workflows" / "fork-safe-publish.yml"
+    completed = {"action": "completed", "repository": event["repository"],
+                 "workflow": {"name": "agenteval-evaluate", "path": ".github/workflows/fork-safe-evaluate.yml"},
+                 "workflow_run": {"id": run.run_id, "name": "agenteval-evaluate", "event": "pull_request",
+                                  "status": "completed", "conclusion": "success", "head_sha": head,
+                                  "head_branch": "feature", "head_repository": {"full_name": "contributor/agent"},
+                                  "pull_requests": []}}  # GitHub lists no PR for a fork's run
+    published = act.run(trusted, publish, "workflow_run", completed, main_sha,
+                        secrets={"GITHUB_TOKEN": job_token(github, publish, "publish")})
+    assert published.job_outcome("publish") == "failed", published.log  # the verdict: a regression
+    (comment,) = github.all_comments()
+    assert "set_thermostat" in comment["body"]
+    assert [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()] == [(head, "failure")]
