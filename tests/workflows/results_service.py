@@ -85,12 +85,12 @@ class ResultsService:
 
     def _list(self, body: dict[str, Any]) -> tuple[int, Any]:
         run_id = int(_field(body, "workflow_run_backend_id"))
-        wanted = _field(body, "name_filter")
+        name, artifact_id = _field(body, "name_filter"), _field(body, "id_filter")
         found = [{"workflowRunBackendId": str(run_id), "workflowJobRunBackendId": str(run_id), "databaseId": str(aid),
                   "name": a["name"], "size": str(len(a["zip"])),
                   "createdAt": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
                  for aid, a in self.github.artifacts.items()
-                 if a["run_id"] == run_id and wanted in (None, a["name"])]
+                 if a["run_id"] == run_id and name in (None, a["name"]) and artifact_id in (None, str(aid))]
         return 200, {"artifacts": found}
 
     def _signed_download(self, body: dict[str, Any]) -> tuple[int, Any]:

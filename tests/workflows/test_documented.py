@@ -6,20 +6,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
 from tests.action.harness import BASE_SHA, BASELINE, ROOT, comment_event, make_repo
-from tests.fakes.github import Token
 
-from .act import Act, git_repo, missing, with_action
+from .act import PR, Act, git_repo, job_token, missing, pull_request, with_action
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "runs")
 
 DOCS = ROOT / "docs" / "workflows"
-PR = 7
 
 
 def workspace(tmp_path: Path, name: str, workflow: str, broken: bool = False) -> tuple[Path, str]:
@@ -32,14 +28,6 @@ def workspace(tmp_path: Path, name: str, workflow: str, broken: bool = False) ->
     return repo, git_repo(repo)
 
 
-def job_token(github, workflow: Path, job: str) -> str:
-    """The GITHUB_TOKEN GitHub gives the job: exactly the permissions the workflow grants it."""
-    data = yaml.safe_load(workflow.read_text())
-    granted = data["jobs"][job].get("permissions", data.get("permissions", {}))
-    scopes = {scope.replace("-", "_"): level for scope, level in granted.items()}
-    return github.add_token(f"ghs_{workflow.stem}_{job}".replace("-", "_"), Token("github-actions[bot]", scopes))
-
-
 def secrets_of(gemini) -> dict[str, str]:
     return {"GOOGLE_API_KEY": gemini.env()["GOOGLE_API_KEY"]}
 
@@ -47,15 +35,6 @@ def secrets_of(gemini) -> dict[str, str]:
 def model_urls(gemini) -> dict[str, str]:
     """Where the model APIs are: the fake's address, which the runner's network would reach."""
     return {"GOOGLE_GEMINI_BASE_URL": gemini.env()["GOOGLE_GEMINI_BASE_URL"]}
-
-
-def pull_request(head_sha: str) -> dict[str, Any]:
-    """A pull_request payload as GitHub sends it (the fields act and the action read)."""
-    repo = {"full_name": "octo/agent", "name": "agent", "owner": {"login": "octo"}, "default_branch": "main"}
-    return {"action": "synchronize", "number": PR, "repository": repo, "sender": {"login": "contributor"},
-            "pull_request": {"number": PR, "state": "open",
-                             "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": "octo/agent"}},
-                             "base": {"sha": BASE_SHA, "ref": "main", "repo": {"full_name": "octo/agent"}}}}
 
 
 def open_pull(github, good_baseline: str, head_sha: str) -> None:
