@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from tests.action.harness import BASE_SHA, ROOT, TOKEN
+from tests.action.harness import BASE_SHA, BASELINE, ROOT, TOKEN, comment_event
 from tests.fakes.github import FakeGitHub, Token
 
 from .results_service import ResultsService
@@ -208,3 +208,19 @@ def pull_request(head_sha: str) -> dict[str, Any]:
             "pull_request": {"number": PR, "state": "open",
                              "head": {"sha": head_sha, "ref": "feature", "repo": {"full_name": "octo/agent"}},
                              "base": {"sha": BASE_SHA, "ref": "main", "repo": {"full_name": "octo/agent"}}}}
+
+
+def accept_pr(act: Act, github: FakeGitHub, repo: Path, workflow: Path, main_sha: str, head: str) -> None:
+    """A maintainer's `/agenteval accept` on the PR, run by `workflow` on the default branch: the
+    head's results become the branch's baseline in a commit that gets a passing check."""
+    github.collaborators["maintainer"] = "maintain"
+    github.add_comment(PR, "/agenteval accept", login="maintainer")
+    event = comment_event("/agenteval accept", comment_id=github.all_comments()[-1]["id"])
+    event["repository"] = pull_request(head)["repository"]
+    job = next(iter(yaml.safe_load(workflow.read_text())["jobs"]))
+    run = act.run(repo, workflow, "issue_comment", event, main_sha, secrets={"GITHUB_TOKEN": job_token(github, workflow, job)})
+    assert run.job_outcome(job) == "succeeded", run.log
+    commit = github.commits[-1]
+    assert commit["branch"] == "feature"
+    assert json.loads(github.files["feature"][BASELINE])["provenance"]["commit"] == head
+    assert (commit["sha"], "success") in [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()]

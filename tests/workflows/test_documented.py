@@ -4,14 +4,13 @@ sharded matrix with its merge. Opt-in: scripts/workflow_test.sh builds what they
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.action.harness import BASE_SHA, BASELINE, ROOT, comment_event, make_repo
+from tests.action.harness import BASE_SHA, BASELINE, ROOT, make_repo
 
-from .act import PR, Act, git_repo, job_token, missing, pull_request, with_action
+from .act import PR, Act, accept_pr, git_repo, job_token, missing, pull_request, with_action
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "runs")
 
@@ -63,20 +62,8 @@ def test_pr_gate_fails_a_regression_and_accept_commits_its_baseline(tmp_path, ac
 
 
 def accept_on(tmp_path: Path, act: Act, github, head: str) -> None:
-    """A maintainer's `/agenteval accept` run by accept.yml: the head's results become the
-    branch's baseline in a commit that gets a passing check."""
-    github.collaborators["maintainer"] = "maintain"
-    github.add_comment(PR, "/agenteval accept", login="maintainer")
     repo, main_sha = workspace(tmp_path, "accept", "accept.yml")
-    workflow = repo / ".github" / "workflows" / "accept.yml"
-    event = comment_event("/agenteval accept", comment_id=github.all_comments()[-1]["id"])
-    event["repository"] = pull_request(head)["repository"]
-    run = act.run(repo, workflow, "issue_comment", event, main_sha, secrets={"GITHUB_TOKEN": job_token(github, workflow, "accept")})
-    assert run.job_outcome("accept") == "succeeded", run.log
-    commit = github.commits[-1]
-    assert commit["branch"] == "feature"
-    assert json.loads(github.files["feature"][BASELINE])["provenance"]["commit"] == head
-    assert (commit["sha"], "success") in [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()]
+    accept_pr(act, github, repo, repo / ".github" / "workflows" / "accept.yml", main_sha, head)
 
 
 def test_sharded_matrix_merges_into_one_verdict_that_accept_takes(tmp_path, act: Act, github, gemini, good_baseline):
