@@ -5,7 +5,8 @@ What stands in for GitHub's platform, and why:
   python3, gh and node); the action is the image scripts/container_test.sh builds, named in
   a copy of action.yml that act is given for the workflow's `uses:` (--local-repository);
 - JavaScript actions (upload/download-artifact, cache) come from AGENTEVAL_ACT_ACTIONS, one
-  folder per `owner-repo@ref`, so nothing is fetched from github.com;
+  folder per `owner-repo@ref`, so nothing is fetched from github.com; actions/setup-python,
+  which downloads Python, is a stub (stubs/setup-python) that takes the runner's python3;
 - each act invocation is a run of the fake GitHub; its uploads and downloads go to the fake
   artifact service of results_service.py, which keeps them as that run's artifacts, so a
   later workflow (publish, accept) downloads them through the REST API, as from GitHub.
@@ -40,6 +41,8 @@ RUNNER = os.environ.get("AGENTEVAL_ACT_RUNNER", "")
 ACTIONS = Path(os.environ.get("AGENTEVAL_ACT_ACTIONS", "/work/cache/act-actions"))
 ACTION_REPO = "octo/agenteval-ci"  # what the docs' `<owner>/<repo>` placeholder becomes
 ACT_TIMEOUT = 900
+# Actions that cannot run offline, stood in for by tests/workflows/stubs/ (each says what it does).
+STUBS = {"actions/setup-python@v6": Path(__file__).parent / "stubs" / "setup-python"}
 PR = 7
 ALL_SCOPES = ("actions", "checks", "contents", "issues", "pull-requests", "statuses")
 
@@ -153,6 +156,8 @@ class Act:
         ]
         for name, value in {**run_env, **(env or {})}.items():
             command += ["--env", f"{name}={value}"]
+        for action, folder in STUBS.items():
+            command += ["--local-repository", f"{action}={folder}"]
         for folder in sorted(ACTIONS.glob("*@*")):
             if (folder / "action.yml").exists():
                 owner_repo, ref = folder.name.split("@", 1)

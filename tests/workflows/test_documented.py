@@ -61,6 +61,20 @@ def test_pr_gate_fails_a_regression_and_accept_commits_its_baseline(tmp_path, ac
     accept_on(tmp_path, act, github, head)
 
 
+def test_pr_gate_on_a_push_to_main_checks_the_commit_without_a_comment(tmp_path, act: Act, github, gemini):
+    """main's first run: no baseline yet, graded on thresholds."""
+    repo, sha = workspace(tmp_path, "main", "pr-gate.yml")
+    workflow = repo / ".github" / "workflows" / "pr-gate.yml"
+    push = {"ref": "refs/heads/main", "before": BASE_SHA, "after": sha, "head_commit": {"id": sha},
+            "repository": pull_request(sha)["repository"], "sender": {"login": "maintainer"}}
+    run = act.run(repo, workflow, "push", push, sha,
+                  secrets={"GITHUB_TOKEN": job_token(github, workflow, "agenteval"), **secrets_of(gemini)}, env=model_urls(gemini))
+    assert run.job_outcome("agenteval") == "succeeded", run.log
+    assert github.all_comments() == []
+    assert [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()] == [(sha, "success")]
+    assert act.artifact_files(run, "agenteval-results")
+
+
 def accept_on(tmp_path: Path, act: Act, github, head: str) -> None:
     repo, main_sha = workspace(tmp_path, "accept", "accept.yml")
     accept_pr(act, github, repo, repo / ".github" / "workflows" / "accept.yml", main_sha, head)
