@@ -6,7 +6,8 @@ What stands in for GitHub's platform, and why:
   a copy of action.yml that act is given for the workflow's `uses:` (--local-repository);
 - JavaScript actions (upload/download-artifact, cache) come from AGENTEVAL_ACT_ACTIONS, one
   folder per `owner-repo@ref`, so nothing is fetched from github.com; actions/setup-python,
-  which downloads Python, is a stub (stubs/setup-python) that takes the runner's python3;
+  which downloads Python, is a stub (stubs/setup-python) that takes the runner's python3, and
+  pypa/gh-action-pypi-publish one that fails (a dry run must never upload);
 - each act invocation is a run of the fake GitHub; its uploads and downloads go to the fake
   artifact service of results_service.py, which keeps them as that run's artifacts, so a
   later workflow (publish, accept) downloads them through the REST API, as from GitHub.
@@ -42,7 +43,8 @@ ACTIONS = Path(os.environ.get("AGENTEVAL_ACT_ACTIONS", "/work/cache/act-actions"
 ACTION_REPO = "octo/agenteval-ci"  # what the docs' `<owner>/<repo>` placeholder becomes
 ACT_TIMEOUT = 900
 # Actions that cannot run offline, stood in for by tests/workflows/stubs/ (each says what it does).
-STUBS = {"actions/setup-python@v6": Path(__file__).parent / "stubs" / "setup-python"}
+STUBS = {"actions/setup-python@v6": Path(__file__).parent / "stubs" / "setup-python",
+         "pypa/gh-action-pypi-publish@release/v1": Path(__file__).parent / "stubs" / "pypi-publish"}
 PR = 7
 ALL_SCOPES = ("actions", "checks", "contents", "issues", "pull-requests", "statuses")
 
