@@ -2,7 +2,7 @@
 
 What stands in for GitHub's platform, and why:
 - the runner (`ubuntu-latest`) is the image scripts/workflow_test.sh makes (bookworm with git,
-  python3, gh and node); the action is the image scripts/container_test.sh builds, named in
+  python3, curl, jq, node and a stub of `gh api`); the action is the image scripts/container_test.sh builds, named in
   a copy of action.yml that act is given for the workflow's `uses:` (--local-repository);
 - JavaScript actions (upload/download-artifact, cache) come from AGENTEVAL_ACT_ACTIONS, one
   folder per `owner-repo@ref`, so nothing is fetched from github.com; actions/setup-python,
@@ -70,6 +70,7 @@ def podman_service(folder: Path) -> Iterator[str]:
             if sock.exists():
                 break
             time.sleep(0.1)
+        assert sock.exists(), "podman system service did not open its socket within 10 s"
         yield f"unix://{sock}"
     finally:
         service.terminate()
