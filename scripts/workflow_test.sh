@@ -11,7 +11,9 @@
 # - a runner image standing in for ubuntu-latest: Debian bookworm (debootstrap minbase) with
 #   git, python3 (+ venv, pip), curl, jq and this host's node (JavaScript actions run on it:
 #   node 20 or newer), the host's CA bundle baked in where HTTPS is intercepted (test image
-#   only). Its `gh` is a stub of `gh api PATH [--jq EXPR]` (curl and jq on $GITHUB_API_URL with
+#   only), and CPython 3.12 beside bookworm's 3.11 (copied from this host's, PYTHON312 or
+#   pyenv's, as container_test.sh does) for the workflows that ask setup-python for 3.12.
+#   Its `gh` is a stub of `gh api PATH [--jq EXPR]` (curl and jq on $GITHUB_API_URL with
 #   $GH_TOKEN): the real gh reaches only https hosts, and the fake GitHub is plain http;
 # - the JavaScript actions the workflows use, at the refs they name, in ACT_ACTIONS
 #   (default /work/cache/act-actions/OWNER-REPO@REF, each with its dist/ built): act is given
@@ -44,6 +46,15 @@ if [ -n "${REBUILD_RUNNER:-}" ] || ! "${PODMAN[@]}" image exists "$RUNNER"; then
   rm -rf "$root"/usr/share/doc/* "$root"/usr/share/man/* "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   cp "$(readlink -f "$(command -v node)")" "$root/usr/local/bin/node"
   ln -sf python3 "$root/usr/bin/python"
+  py312=${PYTHON312:-$(command -v pyenv >/dev/null && pyenv prefix 3.12 2>/dev/null | head -1)/bin/python3.12}
+  if [ -x "$py312" ]; then
+    prefix=$("$py312" -c 'import sys; print(sys.base_prefix)')
+    cp -a "$prefix/bin/python3.12" "$root/usr/local/bin/"
+    cp -a "$prefix"/lib/libpython3*.so* "$root/usr/local/lib/" 2>/dev/null || true
+    tar -C "$prefix/lib" -c --exclude='python3.12/site-packages/*' --exclude='python3.12/test' --exclude=__pycache__ \
+      python3.12 | tar -C "$root/usr/local/lib" -x
+    chroot "$root" /sbin/ldconfig
+  fi
   cat > "$root/usr/local/bin/gh" <<'GH'
 #!/usr/bin/env bash
 # A stub of `gh api PATH [--jq EXPR]` for the workflow tests: the fake GitHub is plain http.

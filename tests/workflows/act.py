@@ -142,7 +142,8 @@ class Act:
         return self.api_url.replace("127.0.0.1", "github.localhost")
 
     def run(self, workspace: Path, workflow: Path, event_name: str, event: dict[str, Any], head_sha: str,
-            secrets: dict[str, str] | None = None, env: dict[str, str] | None = None, job: str | None = None) -> ActRun:
+            secrets: dict[str, str] | None = None, env: dict[str, str] | None = None, job: str | None = None,
+            container_options: str = "") -> ActRun:
         """One run of `workflow` on `event`: a run of the fake GitHub for `head_sha`, concluded
         as act's exit code says. `env` reaches every step (where the fakes of model APIs are)."""
         event_path = workspace.parent / f"{workspace.name}-{event_name}.json"
@@ -169,6 +170,8 @@ class Act:
             command += ["-s", f"{name}={value}"]
         if job:
             command += ["-j", job]
+        if container_options:  # the job containers', e.g. a volume
+            command += ["--container-options", container_options]
         done = subprocess.run(command, cwd=workspace, env={**os.environ, "DOCKER_HOST": self.docker_host}, capture_output=True, text=True, timeout=ACT_TIMEOUT)
         log = done.stdout + done.stderr
         event_path.with_suffix(".log").write_text(log)  # kept beside the workspace for a failing test's reader

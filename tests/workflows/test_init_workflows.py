@@ -61,3 +61,48 @@ def test_init_gate_fails_a_tool_regression_and_its_accept_takes_it(tmp_path, act
         shutil.copytree(project, main, ignore=shutil.ignore_patterns(".git"))
         accept = main / ".github" / "workflows" / "agenteval-accept.yml"
         accept_pr(act, github, main, accept, git_repo(main), head)
+
+
+def checkout_as_git_source(folder: Path) -> Path:
+    """This checkout's HEAD as the repository the served workflow's `pip install
+    'agenteval-ci[adk] @ git+https://github.com/<owner>/<repo>@main'` clones: a bare clone with
+    HEAD as main, mounted in the runner and named for that URL by git's `insteadOf`."""
+    bare = folder / "agenteval-ci.git"
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+    subprocess.run(["git", "clone", "-q", "--bare", "--no-local", str(ROOT), str(bare)], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(bare), "update-ref", "refs/heads/main", head], check=True, capture_output=True)
+    return bare
+
+
+def test_init_served_python_gate_runs_the_app_from_its_own_virtualenv(tmp_path, act: Act, github):
+    """An app pinning a google-adk the action cannot import: init writes gate_served.yml, whose
+    job makes the app's virtualenv, installs agenteval on Python 3.12, runs the suites against
+    `adk api_server` and publishes with the action's merge mode (main's first run: thresholds)."""
+    from tests.commands.test_init_keys import weather_model
+
+    project = tmp_path / "weather_desk"
+    shutil.copytree(ROOT / "tests" / "data" / "weather_desk", project)
+    (project / "requirements.txt").write_text("google-adk==1.18.0\n")
+    (project / ".git").mkdir()
+    init = subprocess.run([sys.executable, "-m", "agenteval_ci", "init", "--no-run", "."], cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}, timeout=300)
+    assert init.returncode == 0, init.stdout + init.stderr
+    shutil.rmtree(project / ".git")
+    gate = project / ".github" / "workflows" / "agenteval.yml"
+    assert "adk_api_server" in (project / "agenteval.yaml").read_text() and "mode: merge" in gate.read_text()
+    gate.write_text(with_action(gate.read_text()))
+    head = git_repo(project)
+    github.add_pull(PR, head_sha=head, head_ref="feature", base_sha=BASE_SHA)
+    source = checkout_as_git_source(tmp_path)
+    git_source = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "url.file:///srv/agenteval-ci.git.insteadOf",
+                  "GIT_CONFIG_VALUE_0": "https://github.com/octo/agenteval-ci"}
+    with FakeGemini(responder=weather_model) as gemini:
+        run = act.run(project, gate, "pull_request", pull_request(head), head,
+                      secrets={"GITHUB_TOKEN": job_token(github, gate, "agenteval"), "GEMINI_API_KEY": "fake-key"},
+                      env={"GOOGLE_GEMINI_BASE_URL": gemini.base_url, **git_source},
+                      container_options=f"-v {source}:/srv/agenteval-ci.git:ro")
+    assert run.job_outcome("agenteval") == "succeeded", run.log
+    (comment,) = github.all_comments()
+    assert "<!-- agenteval-ci:suite=default -->" in comment["body"], comment["body"]
+    assert [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()] == [(head, "success")]
+    assert "results-1-of-1.json" in "".join(act.artifact_files(run, "agenteval-results"))
