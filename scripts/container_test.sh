@@ -4,6 +4,7 @@
 #
 #   sudo apt-get install -y buildah podman runc debootstrap
 #   scripts/container_test.sh [PYTEST_ARGS...]   # NO_CACHE=1 for a cold build, REBUILD_BASE=1 for a new stand-in
+#   BUILD_ONLY=1 scripts/container_test.sh       # only build the image (scripts/workflow_test.sh does)
 #
 # Offline base image: where the Dockerfile's pinned base (python:3.12-slim@sha256:...) cannot
 # be pulled, a stand-in named docker.io/library/python:3.12-slim is made and the build is
@@ -92,4 +93,5 @@ start=$(date +%s)
 "${PODMAN[@]}" build "${cache_args[@]}" "${base_args[@]}" --network host --ulimit nofile=20000:20000 --ulimit nproc=20000:20000 \
   -t "$IMAGE" -f Dockerfile .
 echo "built in $(( $(date +%s) - start )) s; $("${PODMAN[@]}" image inspect --format '{{.Size}}' "$IMAGE" | awk '{printf "%.0f MB", $1 / 1e6}')"
+[ -z "${BUILD_ONLY:-}" ] || exit 0
 AGENTEVAL_CONTAINER_IMAGE="$IMAGE" "$PY" -m pytest -q tests/action/test_container.py -rs "$@"

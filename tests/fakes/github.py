@@ -88,6 +88,7 @@ class _Route:
 ROUTES = [
     _Route("GET", r"/issues/(?P<n>\d+)/comments", "issues", READ, "list_comments"),
     _Route("POST", r"/issues/(?P<n>\d+)/comments", "issues", WRITE, "create_comment"),
+    _Route("GET", r"/issues/comments/(?P<id>\d+)", "issues", READ, "get_comment"),
     _Route("PATCH", r"/issues/comments/(?P<id>\d+)", "issues", WRITE, "update_comment"),
     _Route("POST", r"/issues/comments/(?P<id>\d+)/reactions", "issues", WRITE, "create_reaction"),
     _Route("GET", r"/pulls/(?P<n>\d+)", "pull_requests", READ, "get_pull"),
@@ -276,6 +277,10 @@ class FakeGitHub:
 
     def _find_comment(self, comment_id: int) -> Optional[dict[str, Any]]:
         return next((c for c in self.all_comments() if c["id"] == comment_id), None)
+
+    def _get_comment(self, id: str, **_: Any) -> tuple[int, dict[str, str], Any]:
+        comment = self._find_comment(int(id))
+        return (200, {}, comment) if comment else (404, {}, {"message": "Not Found"})
 
     def _update_comment(self, id: str, body: Any, **_: Any) -> tuple[int, dict[str, str], Any]:
         comment = self._find_comment(int(id))
