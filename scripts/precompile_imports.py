@@ -21,8 +21,9 @@ sys.dont_write_bytecode = True  # written below, once, in the unchecked-hash for
 
 RUN_IMPORTS = (
     "google.adk.agents", "google.adk.apps", "google.adk.artifacts", "google.adk.features", "google.adk.memory",
-    "google.adk.plugins", "google.adk.runners", "google.adk.sessions", "google.adk.tools",
-    "google.auth", "google.genai", "google.genai.errors", "google.genai.types",
+    "google.adk.evaluation.eval_case", "google.adk.evaluation.eval_metrics", "google.adk.plugins", "google.adk.runners",
+    "google.adk.sessions", "google.adk.tools",
+    "google.auth", "google.oauth2", "google.genai", "google.genai.errors", "google.genai.types",
     "httpx", "jinja2", "pydantic", "requests", "rouge_score.rouge_scorer", "yaml",
 )
 

@@ -1,4 +1,4 @@
-"""A comparison's case outcomes on disk (core/gate.py's CaseOutcomes) for `compare`, `report`
+"""A comparison's case outcomes on disk (core/gate/records.py's CaseOutcomes) for `compare`, `report`
 and the action: each kept with its importance as indexed columns in a private temporary
 database (files/spill.py), so SQLite sorts them and nothing in Python holds them all; a
 500,000-case comparison's outcomes take ~0.3 KB a case on disk, none in memory.
@@ -13,7 +13,7 @@ from typing import Any
 from ..core.gate import CaseMetric, CaseOutcome, importance
 from .spill import database
 
-_ORDER = "rank, passing, worst, key, id"  # core/gate.py's importance; then the order added, as a stable sort keeps it
+_ORDER = "rank, passing, worst, key, id"  # core/gate/outcome_store.py's importance; then the order added, as a stable sort keeps it
 
 
 def _pack_outcome(case: CaseOutcome) -> bytes:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
-from agenteval_ci.core import gate
 from agenteval_ci.core.baseline import dump_baseline
 from agenteval_ci.core.gate import compare
+from agenteval_ci.core.gate import statistics as gate_statistics
 from agenteval_ci.errors import InputError
 from agenteval_ci.files.baseline_file import load_baseline, parse_baseline_text, read_baseline
 from agenteval_ci.files.results_file import HEAD, ResultsFile, results_file
@@ -184,7 +184,7 @@ def test_the_gate_and_junit_hold_little_per_case(accepted, tmp_path, capsys, mon
     a fixed size. The bootstrap draws its fewest resamples at both sizes: what it allocates goes
     as it goes (only its sorted means stay, the same number at both sizes), and under
     tracemalloc its draws took two thirds of this test's time."""
-    monkeypatch.setattr(gate, "BOOTSTRAP_WORK", 0)
+    monkeypatch.setattr(gate_statistics, "BOOTSTRAP_WORK", 0)
     measured = []
     for copies in (30, 70):
         made, baseline = tmp_path / f"results-{copies}.json.gz", tmp_path / f"baseline-{copies}.json"

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.core.metrics import MetricInput
-from agenteval_ci.core.metrics.user import user_spec
 from agenteval_ci.files.eval_configs import read_custom_metrics
 from agenteval_ci.schema import BaseCriterion, EvalSet
 from agenteval_ci.schema.eval_config import CustomMetricConfig
@@ -41,8 +40,7 @@ def cases():
 @pytest.mark.parametrize("function", ["tool_overlap", "reply_length"], ids=["sync", "async"])
 def test_adk_custom_metric_scores_equal_adks(cases, function):
     path = f"adk_metrics.{function}"
-    metric = read_custom_metrics({function: CustomMetricConfig.model_validate({"code_config": {"name": path}})}, DATA)[function]
-    spec = user_spec(metric)
+    spec = read_custom_metrics({function: CustomMetricConfig.model_validate({"code_config": {"name": path}})}, DATA)[function]
     criterion = BaseCriterion(threshold=0.5)
     adk = _CustomMetricEvaluator(EvalMetric(metric_name=function, threshold=0.5), path)
     scores = set()
