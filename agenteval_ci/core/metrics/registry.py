@@ -128,6 +128,7 @@ _SPECS = [
         MetricSpec(name, BaseCriterion, _deferred(lambda: vertex_computation.metric, name), description, needs_expected=True)
         for name, description in [
             ("exact_match", "Vertex: 1 when the final response equals the expected one exactly."),
+            ("bleu", "Vertex: sentence BLEU of the final response (sacrebleu, the `vertex` extra)."),
             ("rouge_1", "Vertex: ROUGE-1 F-measure of the final response, no stemming."),
             ("rouge_2", "Vertex: ROUGE-2 F-measure of the final response, no stemming."),
             ("rouge_l", "Vertex: ROUGE-L F-measure of the final response, no stemming."),

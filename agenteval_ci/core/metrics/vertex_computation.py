@@ -4,7 +4,9 @@ Text metrics read each turn's final response and the expected one (their text pa
 `text_of` joins them): `exact_match` compares the strings unchanged; the ROUGE metrics are
 rouge-score's F-measure with its default tokenizer (lowercase, anything not a-z/0-9 a space)
 and no stemmer, as Vertex's RougeSpec defaults (`use_stemmer`, `split_summaries` false);
-`rouge_l_sum` splits on newlines. Tool-call metrics read the turn's tool calls against the
+`rouge_l_sum` splits on newlines. `bleu` is sacrebleu's sentence BLEU (its 13a tokenizer, exp
+smoothing, effective order off as Vertex's BleuSpec defaults), over 100: sacrebleu is the
+optional `vertex` extra, and without it `bleu` is not evaluated. Tool-call metrics read the turn's tool calls against the
 expected ones, paired by position. Every choice Vertex leaves open is in docs/metrics.md.
 """
 
@@ -15,7 +17,7 @@ from functools import lru_cache
 from typing import Any
 
 from ...schema import FunctionCall, MetricRun, text_of
-from .base import MetricInput, score_turns
+from .base import MetricInput, not_evaluated, score_turns
 
 Calls = list[FunctionCall]
 
@@ -38,6 +40,23 @@ def rouge(rouge_type: str) -> Callable[[str, str], float]:
         return float(_rouge_scorer(rouge_type).score(reference, predicted)[rouge_type].fmeasure)
 
     return score
+
+
+@lru_cache(maxsize=None)
+def _bleu_scorer() -> Any:
+    from sacrebleu.metrics.bleu import BLEU
+
+    return BLEU(effective_order=False)
+
+
+def bleu(predicted: str, reference: str) -> float:
+    return float(_bleu_scorer().sentence_score(predicted, [reference]).score) / 100
+
+
+def _sacrebleu_missing() -> str:
+    from importlib.util import find_spec
+
+    return "" if find_spec("sacrebleu") else "bleu needs sacrebleu, an optional extra: pip install 'agenteval-ci[vertex]'"
 
 
 def tool_call_valid(predicted: Calls, reference: Calls) -> float:
@@ -72,6 +91,7 @@ def _share(predicted: Calls, reference: Calls, matches: Callable[[str, Any, dict
 
 TEXT_SCORERS: dict[str, Callable[[str, str], float]] = {
     "exact_match": exact_match,
+    "bleu": bleu,
     **{name: rouge(rouge_type) for name, rouge_type in _ROUGE_TYPES.items()},
 }
 CALL_SCORERS: dict[str, Callable[[Calls, Calls], float]] = {
@@ -84,6 +104,9 @@ CALL_SCORERS: dict[str, Callable[[Calls, Calls], float]] = {
 
 def metric(name: str) -> Callable[[MetricInput], MetricRun]:
     """The evaluate function of one computation-based Vertex metric."""
+    missing = _sacrebleu_missing() if name == "bleu" else ""
+    if missing:
+        return lambda inp: not_evaluated(missing)
     if name in TEXT_SCORERS:
         score_text = TEXT_SCORERS[name]
         return lambda inp: score_turns(inp, lambda actual, expected: score_text(text_of(actual.final_response), text_of(expected.final_response)))

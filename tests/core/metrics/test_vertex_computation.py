@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import pytest
 from agenteval_ci.cli import main
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "vertex"
-METRICS = ["exact_match", "rouge_1", "rouge_2", "rouge_l", "rouge_l_sum",
+METRICS = ["exact_match", "bleu", "rouge_1", "rouge_2", "rouge_l", "rouge_l_sum",
            "tool_call_valid", "tool_name_match", "tool_parameter_key_match", "tool_parameter_kv_match"]
 
 # row_1: the response and the call are the reference's. row_2: reference "Headphones are wireless;
@@ -21,6 +22,9 @@ EXPECTED = {
     "row_1": dict.fromkeys(METRICS, 1.0),
     "row_2": {
         "exact_match": 0.0,
+        # 13a tokens: "Headphones cost 50 ." against 8 reference tokens; n-gram precisions 4/4, 2/3,
+        # 1/2 and 0/1, the last smoothed (exp) to 1/2; brevity penalty exp(1 - 8/4)
+        "bleu": math.exp(1 - 8 / 4) * (1 * 2 / 3 * 1 / 2 * 1 / 2) ** 0.25,
         "rouge_1": 2 / 3, "rouge_2": 2 * 0.5 * 0.2 / 0.7, "rouge_l": 2 / 3, "rouge_l_sum": 2 / 3,
         "tool_call_valid": 1.0, "tool_name_match": 0.0,
         "tool_parameter_key_match": 0.5,  # product_name passed in place 0, nothing in place 1
@@ -49,3 +53,17 @@ def test_nothing_expected_and_nothing_passed_is_a_match():
     assert tool_parameter_kv_match([FunctionCall(name="a")], [FunctionCall(name="a", args={})]) == 1.0
     assert tool_parameter_kv_match([FunctionCall(name="a", args={"x": 1})], [FunctionCall(name="a")]) == 0.0
     assert tool_call_valid([], []) == 0.0  # a turn without a call holds no valid call
+
+
+def test_bleu_without_sacrebleu_is_not_evaluated_with_the_reason(monkeypatch):
+    from agenteval_ci.core.metrics import vertex_computation
+    from agenteval_ci.schema import EvalCase
+
+    monkeypatch.setattr(vertex_computation, "_sacrebleu_missing", lambda: "bleu needs sacrebleu")
+    case = EvalCase.model_validate({"eval_id": "c", "conversation": [{"user_content": {"parts": [{"text": "hi"}]},
+                                                                       "final_response": {"parts": [{"text": "hello"}]}}]})
+    from agenteval_ci.core.metrics import MetricInput
+    from agenteval_ci.schema import BaseCriterion
+
+    run = vertex_computation.metric("bleu")(MetricInput(BaseCriterion(threshold=0.5), case.conversation, case.conversation, case))
+    assert run.status.value == "NOT_EVALUATED" and run.reason == "bleu needs sacrebleu"
