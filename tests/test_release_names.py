@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STAMP = ROOT / "scripts" / "stamp_release.py"
 DOCS = ["README.md", "docs/action.md", ".pre-commit-hooks.yaml", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "workflows").glob("*.yml"))]
 # Actions the docs use beside ours.
-OTHERS = re.compile(r"(actions|docker|pypa)/|\./")
+OTHERS = re.compile(r"(actions|docker|pypa|google-github-actions)/|\./")
 
 
 def ours(text: str) -> list[str]:

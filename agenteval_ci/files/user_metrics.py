@@ -29,12 +29,14 @@ import sys
 import threading
 import weakref
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from ..core.metrics.base import MetricInput, MetricSpec
-from ..core.metrics.llm_template import Scale, TemplateMetric, template_spec
 from ..core.metrics.user import Bounds, Reply, Unscored, UserCode, UserMetric, user_spec
 from ..schema.eval_config import CustomMetricConfig
+
+if TYPE_CHECKING:
+    from ..core.metrics.llm_template import TemplateMetric
 
 MAX_AT_ONCE = max(4, (os.cpu_count() or 1) * 2)  # user metrics running at once (threads or programs)
 MAX_OUTPUT = 1 << 20  # bytes of a program's stdout read as its answer
@@ -47,11 +49,15 @@ def own_metric_spec(name: str, config: CustomMetricConfig, base_dir: Path) -> Me
     """The registry row of a metric declared under `custom_metrics`: a judge from a template,
     or the user's code."""
     if config.prompt_template is not None:
+        from ..core.metrics.llm_template import template_spec  # the judge's modules load only where a judge is asked
+
         return template_spec(template_metric(name, config))
     return user_spec(user_metric(name, config, base_dir))
 
 
 def template_metric(name: str, config: CustomMetricConfig) -> TemplateMetric:
+    from ..core.metrics.llm_template import Scale, TemplateMetric
+
     assert config.prompt_template is not None
     scale = Scale.of_labels(config.labels) if config.labels is not None else Scale.of_ratings(config.rating_scores or {})
     return TemplateMetric(name, config.prompt_template, scale, config.description)
