@@ -71,7 +71,7 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun], trace: JudgeTrace
         status = Status.PASSED if score is not None else Status.NOT_EVALUATED
     else:
         status = status_for(score, metric.criterion.threshold)
-    reason = next((r.reason for r in runs if r.reason), None) if score is None else None
+    reason = next((r.reason for r in runs if r.reason), None) if score is None else _explained(status, runs)
     judged_without = list(dict.fromkeys(item for r in runs for item in r.judged_without or [])) or None
     return MetricResult(
         score=score,
@@ -83,6 +83,15 @@ def aggregate(metric: ConfiguredMetric, runs: list[MetricRun], trace: JudgeTrace
         judge=fingerprint(metric, trace),
         runs=runs,
     )
+
+
+def _explained(status: Status, runs: list[MetricRun]) -> str | None:
+    """A failed score's reason: the explanation a user's metric gave for its first failed run
+    (core/metrics/user.py keeps it in the run's details), so every report can say why."""
+    if status != Status.FAILED:
+        return None
+    found = (r.details.get("explanation") for r in runs if r.status == Status.FAILED and isinstance(r.details, dict))
+    return next((text for text in found if isinstance(text, str) and text), None)
 
 
 def case_status(metrics: Mapping[str, ScoredMetric], runs: Sequence[AgentRun]) -> tuple[Status, str | None]:

@@ -14,7 +14,8 @@ from .view import judged_without_text
 
 
 def _failure_text(case: ScoredCase, regressed: list[str]) -> str:
-    lines = [f"{name}: {'-' if m.score is None else f'{m.score:.3f}'} < threshold {m.threshold:g}" for name, m in case.metrics.items() if m.status == Status.FAILED]
+    lines = [f"{name}: {'-' if m.score is None else f'{m.score:.3f}'} < threshold {m.threshold:g}" + (f" ({m.reason})" if m.reason else "")
+             for name, m in case.metrics.items() if m.status == Status.FAILED]
     lines += [f"{name}: regressed from the baseline" for name in regressed]
     if case.reason:
         lines.append(case.reason)

@@ -160,6 +160,14 @@ def test_a_metric_edit_and_an_agent_regression_still_fails(tmp_path, capsys):
     assert {c["metrics"]["words"]["score"] for c in results["cases"]} == {0.0}
     assert "`words`: the metric's code changed." in comment and "`words` | 0.600 | 0.000" in comment
     assert "0 of 4 expected words" in comment  # the metric's explanation of a failed case, in the comment
+    capsys.readouterr()
+    assert main(["run", "--config", str(config)]) == 1
+    assert "0 of 4 expected words" in capsys.readouterr().out  # ... in the terminal table
+    assert all("0 of 4 expected words" in c["metrics"]["words"]["reason"] for c in results["cases"])
+    results_file = config.parent / ".agenteval" / "results.json"
+    for form, path in (("junit", "report.xml"), ("summary", "summary.md")):
+        assert main(["report", str(results_file), "--format", form, "-o", str(tmp_path / path), "--config", str(config)]) in (0, 1)
+        assert "0 of 4 expected words" in (tmp_path / path).read_text(), form
 
 
 SCAFFOLD_TURN_COUNT = """def evaluate(instance):
