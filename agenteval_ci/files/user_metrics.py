@@ -182,7 +182,7 @@ def _evaluate_instance(name: str, config: CustomMetricConfig, loaded: _Lazy) -> 
     """agents-cli's form: evaluate(instance) -> {"score": ..., "explanation": ...} or a number."""
 
     def call(inp: MetricInput) -> Union[Reply, Unscored]:
-        result = _awaited(loaded.get()(case_instance(inp)))
+        result = _awaited(loaded.get()(agents_cli_instance(inp)))
         return reply_of_mapping(result)
 
     return _timed(name, call, config.timeout_seconds)
@@ -245,6 +245,52 @@ def case_instance(inp: MetricInput) -> dict[str, Any]:
         "turns": turns,
         "agent_data": {"turns": turns},  # agents-cli's scaffold counts agent_data["turns"]
     }
+
+
+def agents_cli_instance(inp: MetricInput) -> dict[str, Any]:
+    """One run of a case as google-agents-cli 1.11 hands `instance` to evaluate() (read off a
+    real `agents-cli eval grade`, tests/data/agents_cli_grade/): the last turn's prompt and
+    response as Content dicts, the reference under `response`, the case id, and `agent_data`:
+    the agents (from the turns' app details) and each turn's agent events."""
+    actual, expected = inp.actual, inp.expected or []
+    last = actual[-1] if actual else None
+    reference = expected[-1].final_response if expected and len(expected) == len(actual) else None
+    return {
+        "prompt": _content(last.user_content) if last else None,
+        "reference": {"response": _content(reference)} if reference is not None else None,
+        "eval_case_id": inp.case.eval_id,
+        "agent_data": {"agents": _agents(actual), "turns": [_agent_turn(i, turn) for i, turn in enumerate(actual)]},
+        "response": _content(last.final_response) if last else None,
+    }
+
+
+def _content(content: Any) -> Any:
+    return None if content is None else content.model_dump(mode="json", exclude_none=True)
+
+
+def _agents(turns: list[Any]) -> dict[str, Any]:
+    details = next((t.app_details for t in reversed(turns) if t.app_details is not None), None)
+    return {} if details is None else {
+        name: {"agent_id": name, "instruction": agent.instructions, "tools": agent.tool_declarations}
+        for name, agent in details.agent_details.items()
+    }
+
+
+def _agent_turn(index: int, turn: Any) -> dict[str, Any]:
+    """The agent's events of one turn: its intermediate steps, then the final response."""
+    events = [{"author": event.author, "content": _content(event.content)} for event in _intermediate_events(turn)]
+    if turn.final_response is not None:
+        agents = list(turn.app_details.agent_details) if turn.app_details is not None else []
+        author = events[-1]["author"] if events else agents[0] if agents else "model"  # the root agent answers
+        events.append({"author": author, "content": _content(turn.final_response)})
+    return {"turn_index": index, "turn_id": f"turn_{index}", "events": events}
+
+
+def _intermediate_events(turn: Any) -> list[Any]:
+    from ..schema import InvocationEvents
+
+    data = turn.intermediate_data
+    return list(data.invocation_events) if isinstance(data, InvocationEvents) else []
 
 
 def _turns(inp: MetricInput) -> list[dict[str, Any]]:

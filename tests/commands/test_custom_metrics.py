@@ -88,7 +88,7 @@ def test_a_program_printing_garbage_or_failing_is_not_evaluated(tmp_path, capsys
 
 def test_adk_function_inline_source_and_file_score_through_score(tmp_path, capsys):
     shutil.copy(DATA / "adk_metrics.py", tmp_path / "adk_metrics.py")
-    (tmp_path / "quality.py").write_text("async def evaluate(instance):\n    return {'score': len(instance['response']) / 100}\n")
+    (tmp_path / "quality.py").write_text("async def evaluate(instance):\n    return {'score': len(instance['response']['parts'][0]['text']) / 100}\n")
     custom = {
         "overlap": {"code_config": {"name": "adk_metrics.reply_length"}},
         "inline": {"custom_function": INLINE.replace("{score}", "1.0")},
@@ -189,7 +189,7 @@ def test_agents_cli_metrics_without_an_interval_take_any_finite_score(tmp_path, 
 def test_agenteval_yaml_declares_a_suites_own_metric(tmp_path, capsys):
     config = make_project(tmp_path, ["c1", "c2"])
     shutil.copy(DATA / "node" / "length.js", tmp_path / "length.js")
-    (tmp_path / "check.py").write_text("def evaluate(instance):\n    return {'score': float(instance['response'].startswith('echo'))}\n")
+    (tmp_path / "check.py").write_text("def evaluate(instance):\n    return {'score': float(instance['response']['parts'][0]['text'].startswith('echo'))}\n")
     config.write_text(config.read_text() + "    criteria: {words: 0.8, echoes: 1.0}\n    custom_metrics:\n"
                       "      words: {command: [node, length.js]}\n      echoes: {custom_function_file: check.py}\n")
     assert main(["run", "--config", str(config), "-q", "--no-gate"]) == 0
@@ -319,7 +319,7 @@ def test_init_on_an_adk_project_with_custom_metrics_writes_a_config_that_runs_th
 def test_the_gates_tolerance_is_a_share_of_the_declared_interval(tmp_path, capsys, candidate, code):
     """A 0-to-10 metric: the default tolerance (0.05) is 0.5 of its points, so a 0.2 drop on
     every case is noise-free but small, and a 1.0 drop is a regression."""
-    reads = "def evaluate(instance):\n    return float(instance['response'].split()[-1])\n"
+    reads = "def evaluate(instance):\n    return float(instance['response']['parts'][0]['text'].split()[-1])\n"
     custom = {"points": {"custom_function": reads, "metric_info": {"metric_value_info": {"interval": {"min_value": 0, "max_value": 10}}}}}
     replies = {f"c{i}": "points 5.0" for i in range(6)}
     evalset, actual = _project(tmp_path, {"points": 3.0}, custom, replies)

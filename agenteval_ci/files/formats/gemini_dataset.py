@@ -9,14 +9,14 @@ with different answers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import pydantic
 
 from ...errors import InputError, Problem
 from ...schema import EvalSet, Invocation
 from ...schema.content import Content
-from ...schema.eval_set import EvalCase, InvocationEvent, InvocationEvents
+from ...schema.eval_set import AgentDetails, AppDetails, EvalCase, InvocationEvent, InvocationEvents
 from ...schema.gemini_dataset import AgentEvent, DatasetCase, EvaluationDataset
 from ...schema.problems import problems_from
 
@@ -118,7 +118,19 @@ def _traced_turns(case: DatasetCase) -> list[Invocation]:
             opened.append((event.content, []))
         elif opened and event.content is not None:
             opened[-1][1].append(event)
-    return [_traced_invocation(prompt, events) for prompt, events in opened]
+    details = _app_details(case.agent_data.agents if case.agent_data else None)
+    return [_traced_invocation(prompt, events).model_copy(update={"app_details": details}) for prompt, events in opened]
+
+
+def _app_details(agents: Any) -> Optional[AppDetails]:
+    """agent_data.agents (each agent's instruction and tools) as ADK's app details, which the
+    judges read and agents-cli's metrics see again in their instance."""
+    if not isinstance(agents, dict) or not agents:
+        return None
+    return AppDetails(agent_details={
+        str(name): AgentDetails(name=str(name), instructions=str(agent.get("instruction") or ""), tool_declarations=list(agent.get("tools") or []))
+        for name, agent in agents.items() if isinstance(agent, dict)
+    })
 
 
 def _traced_invocation(prompt: Content, events: list[AgentEvent]) -> Invocation:
