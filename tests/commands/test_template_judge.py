@@ -9,14 +9,12 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
 from agenteval_ci.cli import main
 from tests.fakes.gemini import FakeGemini
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.openai import text_reply as openai_text
 from tests.judge.helpers import json_reply
-from tests.judge.test_openai_judge import JUDGE_VARIABLES
+from tests.judge.test_openai_judge import run
 
 TEMPLATE = "Is this reply to a customer polite?\nCustomer: {prompt}\nReply: {response}\nExpected: {reference}"
 AGENT = """
@@ -49,16 +47,6 @@ def rating(prompt: str) -> dict:
     reply = re.search(r"Reply: (.*)", prompt)
     assert reply is not None and "Expected: Sorry, order" in prompt, prompt[:300]
     return {"rating": "Rude" if "Deal with it" in reply.group(1) else "polite", "explanation": "tone"}
-
-
-def run(config: Path, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], *extra: str) -> tuple[int, dict]:
-    for name in JUDGE_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    out = config.parent / "r.json"
-    code = main(["run", "--config", str(config), "--json", str(out), *extra])
-    return code, json.loads(out.read_text())
 
 
 def scores(results: dict) -> dict[str, tuple]:

@@ -54,19 +54,21 @@ if TYPE_CHECKING:  # the type checker and grep see the real functions each row n
         vertex,
         vertex_computation,
     )
-else:
-    alignment = _Lazy("alignment")
-    head_to_head = _Lazy("head_to_head")
-    llm_coherence = _Lazy("llm_coherence")
-    llm_conversation = _Lazy("llm_conversation")
-    llm_hallucinations = _Lazy("llm_hallucinations")
-    llm_match = _Lazy("llm_match")
-    llm_rubrics = _Lazy("llm_rubrics")
-    rouge = _Lazy("rouge")
-    session_state = _Lazy("session_state")
-    user_simulator = _Lazy("user_simulator")
-    vertex = _Lazy("vertex")
-    vertex_computation = _Lazy("vertex_computation")
+else:  # the same names, each imported on first use
+    globals().update({name: _Lazy(name) for name in (
+        "alignment",
+        "head_to_head",
+        "llm_coherence",
+        "llm_conversation",
+        "llm_hallucinations",
+        "llm_match",
+        "llm_rubrics",
+        "rouge",
+        "session_state",
+        "user_simulator",
+        "vertex",
+        "vertex_computation",
+    )})
 
 
 def _deferred(target: Callable[[], Callable[..., Any]], *args: str) -> Evaluate:
