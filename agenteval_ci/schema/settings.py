@@ -40,6 +40,11 @@ class JudgeProviderSettings(StrictModel):
     api_version: Optional[str] = None  # Azure OpenAI's api-version
 
 
+# 10 MB of inline bytes per judge request: base64 makes them ~13.3 MB, which with the prompt stays
+# under the smallest documented request ceiling we send to, the Gemini API's 20 MB (docs/judge.md).
+DEFAULT_MEDIA_MAX_BYTES = 10_000_000
+
+
 class JudgeSettings(StrictModel):
     """How LLM-judged metrics reach their model (see docs/judge.md)."""
 
@@ -58,6 +63,11 @@ class JudgeSettings(StrictModel):
     cache: bool = True
     cache_dir: str = ".agenteval/cache"
     prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides of the built-in table
+    # The conversation's images and files: `text` keeps google-adk's text-only prompts (the score
+    # says `judged_without: media`); `send` sends them with the prompt to a judge model that takes
+    # them, up to media_max_bytes of inline bytes per request (docs/judge.md, "Images and files").
+    media: Literal["text", "send"] = "text"
+    media_max_bytes: int = Field(default=DEFAULT_MEDIA_MAX_BYTES, ge=1)
 
 
 # The figures a budget may name (docs/gate.md, "Budgets"): ADK's efficiency metrics, the two
