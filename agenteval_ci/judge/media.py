@@ -38,12 +38,16 @@ class Carries:
 
 _CHAT = Carries(r"image/\S+|application/pdf", r"image/\S+", HTTP_URI,
                 "chat-completions content parts carry images (bytes or http(s) URLs) and PDFs (bytes)")
-CARRIES: dict[str, Optional[Carries]] = {
+CARRIES: dict[str, Carries] = {
     "gemini": Carries(r"\S+", r"\S+", None, "Gemini takes inline data and file URIs"),
     "openai": _CHAT,
     "azure": _CHAT,
     "litellm": _CHAT,  # OpenAI-style content parts, translated by LiteLLM for its provider
-    "vertex_eval": None,  # the evaluation service scores a text instance
+}
+# Protocols that are sent no media beside the prompt, and why.
+NOT_CARRIED = {
+    "vertex_eval": "the Gen AI evaluation service's managed metrics are not documented to judge images or files (their "
+                   "instance is sent as agents-cli sends it, whatever it holds)",
 }
 
 
@@ -73,7 +77,7 @@ def plan(settings: JudgeSettings, route: Route, parts: Sequence[MediaPart]) -> M
 def _refusal(route: Route, parts: Sequence[MediaPart]) -> Optional[str]:
     carries = CARRIES.get(route.protocol)
     if carries is None:
-        return f"the {route.provider} judge ({route.protocol}) takes no images or files"
+        return NOT_CARRIED.get(route.protocol, f"the {route.protocol} judge protocol sends no images or files")
     takes = media_types(_rows(route), split_provider(route.model)[1])
     for part in parts:
         why = part.problem or _not_taken(part, route, carries, takes)

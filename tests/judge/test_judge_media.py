@@ -1,0 +1,258 @@
+"""Media to judges (issue 40 item 2): with `judge.media: send` the conversation's images and files
+reach the judge byte for byte (the Gemini fake and the OpenAI-compatible fake record the requests
+the production clients send); without it, or when the judge cannot take a part, or over the size
+limit, the request is text only and the score says `judged_without: media` with the reason. The
+media are part of the judge cache key and the judge's fingerprint."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import re
+from typing import Any
+
+import pytest
+
+from agenteval_ci.cli import main
+from agenteval_ci.core.judge_fingerprint import JudgeTrace, differences, fingerprint, judge_id
+from agenteval_ci.core.judging import MediaPart
+from agenteval_ci.core.metrics import ConfiguredMetric
+from agenteval_ci.core.metrics.judge_context import MEDIA_WITHHELD
+from agenteval_ci.core.metrics.registry import REGISTRY
+from agenteval_ci.judge import make_judge
+from agenteval_ci.schema import Invocation
+from agenteval_ci.schema.judge import JudgeFingerprint
+from tests.fakes.gemini import FakeGemini, GeminiRequest, text_reply
+from tests.fakes.openai import ChatRequest, FakeOpenAI
+from tests.fakes.openai import text_reply as chat_reply
+from tests.fakes.vertex_eval import FakeEvaluationService
+from tests.judge import test_managed_metrics as managed
+from tests.judge.helpers import fast_settings, judge_for, score
+
+IMAGE = bytes(range(256)) * 3 + b"\x89PNG\r\n"  # every byte value: nothing may be re-encoded on the way
+ANSWER_IMAGE = b"\xff\xd8\xff\xe0 the agent's drawing"
+PDF = b"%PDF-1.7\n\x00\x01\x02 manual"
+GS_PDF = "gs://bucket/manual.pdf"
+HTTPS_IMAGE = "https://example.com/photo.webp"
+
+
+def _inline(mime_type: str, data: bytes) -> dict[str, Any]:
+    return {"inline_data": {"mime_type": mime_type, "data": base64.b64encode(data).decode()}}
+
+
+def _file(mime_type: str, uri: str) -> dict[str, Any]:
+    return {"file_data": {"mime_type": mime_type, "file_uri": uri}}
+
+
+def _turn(*user_media: dict[str, Any]) -> Invocation:
+    """The user's photo (and `user_media`) and the agent's answer with an image of its own."""
+    return Invocation.model_validate({
+        "user_content": {"role": "user", "parts": [{"text": "Which light is on in this photo?"}, _inline("image/png", IMAGE), *user_media]},
+        "final_response": {"role": "model", "parts": [{"text": "The kitchen light."}, _inline("image/jpeg", ANSWER_IMAGE)]},
+    })
+
+
+def _answer(prompt: str, verdict: str) -> str:
+    """A complete verdict for any of the judged metrics below: every rubric the prompt lists, or one label."""
+    ids = re.findall(r"^- id: (\S+) \|", prompt, re.M)
+    if ids:
+        return json.dumps({"rubrics": [{"id": i, "rationale": "seen", "verdict": "yes"} for i in ids]})
+    return json.dumps({"reasoning": "seen", "verdict": verdict})
+
+
+def _gemini(verdict: str):
+    return lambda request: text_reply(_answer(request.prompt_text, verdict), prompt_tokens=100, output_tokens=10)
+
+
+def _gemini_media(request: GeminiRequest) -> list[tuple[str, Any]]:
+    """The request's non-text parts as (MIME type, bytes or URI); google-genai writes the blob's
+    keys in either case and its bytes as URL-safe base64 (the API takes both forms of each)."""
+    found = []
+    for content in request.contents:
+        for part in content.get("parts", []):
+            if "inlineData" in part:
+                blob = part["inlineData"]
+                found.append((blob.get("mimeType", blob.get("mime_type")), base64.urlsafe_b64decode(blob["data"])))
+            elif "fileData" in part:
+                file = part["fileData"]
+                found.append((file.get("mimeType", file.get("mime_type")), file.get("fileUri", file.get("file_uri"))))
+    return found
+
+
+RUBRIC = {"rubric_id": "names_light", "rubric_content": {"text_property": "The answer names the light that is on."}}
+# One metric of each way of asking the judge: a per-turn TurnJudge (safety, the reference match),
+# per-turn rubrics, and the whole conversation at once.
+METRICS = [
+    ("safety_v1", {"threshold": 0.5}, "safe"),
+    ("final_response_match_v2", {"threshold": 0.5}, "valid"),
+    ("rubric_based_final_response_quality_v1", {"threshold": 0.5, "rubrics": [RUBRIC]}, ""),
+    ("multi_turn_task_success_v1", {"threshold": 0.5}, ""),
+]
+
+
+@pytest.mark.parametrize("metric, criterion, verdict", METRICS, ids=[m for m, _, _ in METRICS])
+def test_with_media_send_gemini_receives_the_users_and_the_agents_media_byte_for_byte(tmp_path, metric, criterion, verdict):
+    with FakeGemini(responder=_gemini(verdict)) as fake:
+        run = score(metric, criterion, [_turn(_file("application/pdf", GS_PDF))], judge_for(fake, tmp_path, media="send"))
+    assert run.score == 1.0 and "media" not in (run.judged_without or []) and MEDIA_WITHHELD not in (run.details or {})
+    [request] = fake.requests
+    assert _gemini_media(request) == [("image/png", IMAGE), ("application/pdf", GS_PDF), ("image/jpeg", ANSWER_IMAGE)]
+    assert "[attachment 1: image/png from the user's turn]" in request.prompt_text
+    assert "[attachment 3: image/jpeg from the agent's reply]" in request.prompt_text
+
+
+@pytest.mark.parametrize("metric, criterion, verdict", METRICS, ids=[m for m, _, _ in METRICS])
+def test_by_default_the_request_is_text_only_and_the_score_says_judged_without_media(tmp_path, metric, criterion, verdict):
+    with FakeGemini(responder=_gemini(verdict)) as fake:
+        run = score(metric, criterion, [_turn(_file("application/pdf", GS_PDF))], judge_for(fake, tmp_path))
+    assert run.score == 1.0 and "media" in run.judged_without  # (the turns carry no app_details either)
+    assert "judge.media is `text`" in run.details[MEDIA_WITHHELD]
+    assert all(_gemini_media(request) == [] for request in fake.requests)
+    assert all(len(content["parts"]) == 1 for request in fake.requests for content in request.contents)  # the prompt as before
+
+
+def _openai_media(request: ChatRequest) -> list[tuple[str, Any]]:
+    """The request's image and file parts, data URLs decoded: (MIME type or 'url', bytes or URL)."""
+    found = []
+    for part in request.content_parts:
+        url = part["image_url"]["url"] if part["type"] == "image_url" else part["file"]["file_data"]
+        header, _, data = url.partition(";base64,")
+        found.append((header.removeprefix("data:"), base64.b64decode(data)) if data else ("url", url))
+    return found
+
+
+def _openai_score(tmp_path, model: str, turn: Invocation, **settings: Any):
+    """safety_v1 on `turn` judged by `model` at the OpenAI-compatible fake, and the requests it got."""
+    with FakeOpenAI(responder=lambda request: chat_reply(_answer(request.prompt_text, "safe"))) as fake:
+        criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": model}}
+        run = score("safety_v1", criterion, [turn], make_judge(fast_settings(tmp_path, **settings), fake.env()))
+    return run, fake.requests
+
+
+def test_the_openai_protocol_sends_images_as_image_url_parts_and_pdfs_as_file_parts(tmp_path):
+    turn = _turn(_file("image/webp", HTTPS_IMAGE), _inline("application/pdf", PDF))
+    run, [request] = _openai_score(tmp_path, "openai/gpt-4o", turn, media="send")
+    assert run.score == 1.0 and run.judged_without is None
+    assert _openai_media(request) == [("image/png", IMAGE), ("url", HTTPS_IMAGE), ("application/pdf", PDF), ("image/jpeg", ANSWER_IMAGE)]
+    assert [part["type"] for part in request.content_parts] == ["image_url", "image_url", "file", "image_url"]
+
+
+@pytest.mark.parametrize("model, user_media, why", [
+    ("openai/gpt-4o", _file("application/pdf", GS_PDF), "the openai protocol cannot send the user's application/pdf file 'gs://bucket/manual.pdf'"),
+    ("openai/gpt-4o", _inline("audio/wav", b"RIFF"), "model 'gpt-4o' does not take audio/wav"),
+    ("openai/gpt-3.5-turbo", _file("image/webp", HTTPS_IMAGE), "model 'gpt-3.5-turbo' is not known to take images or files"),
+])
+def test_a_part_the_judge_cannot_take_keeps_the_request_text_only_and_says_why(tmp_path, model, user_media, why):
+    run, requests = _openai_score(tmp_path, model, _turn(user_media), media="send")
+    assert run.score == 1.0 and run.judged_without == ["media"]
+    assert why in run.details[MEDIA_WITHHELD]
+    assert all(request.content_parts == [] and isinstance(request.body["messages"][0]["content"], str) for request in requests)
+
+
+def test_over_the_size_limit_the_request_is_judged_without_media_and_says_so(tmp_path):
+    limit = len(IMAGE) + len(ANSWER_IMAGE) - 1
+    with FakeGemini(responder=_gemini("safe")) as fake:
+        run = score("safety_v1", {"threshold": 0.5}, [_turn()], judge_for(fake, tmp_path, media="send", media_max_bytes=limit))
+    assert run.score == 1.0 and run.judged_without == ["media"]
+    assert f"are {limit + 1} inline bytes, over judge.media_max_bytes ({limit})" in run.details[MEDIA_WITHHELD]
+    assert _gemini_media(fake.requests[0]) == []
+    with FakeGemini(responder=_gemini("safe")) as fake:  # at the limit: sent
+        run = score("safety_v1", {"threshold": 0.5}, [_turn()], judge_for(fake, tmp_path / "at", media="send", media_max_bytes=limit + 1))
+    assert run.judged_without is None and len(_gemini_media(fake.requests[0])) == 2
+
+
+def test_a_cached_text_only_verdict_is_never_reused_for_a_request_with_media(tmp_path):
+    image = (MediaPart("image/png", data=IMAGE),)
+    other = (MediaPart("image/png", data=IMAGE[:-1] + b"\x00"),)
+    with FakeGemini(responder=_gemini("safe")) as fake:
+        async def ask(media_of_each: tuple) -> list[bool]:
+            judge = judge_for(fake, tmp_path, media="send")  # a new judge: asking again in one judge's life is a fresh sample
+            return [(await judge.ask("m", "gemini-2.5-flash", None, "grade this", 0, media=media)).cached for media in media_of_each]
+
+        assert asyncio.run(ask(((), image, other))) == [False, False, False]  # the same text, three cache keys
+        assert asyncio.run(ask((image, (), other))) == [True, True, True]
+    assert [len(_gemini_media(r)) for r in fake.requests] == [0, 1, 1]
+
+
+FINGERPRINT = JudgeFingerprint(model="gemini-2.5-flash", prompt="abc")
+
+
+def test_the_media_setting_is_part_of_the_judges_fingerprint(tmp_path):
+    with FakeGemini(responder=_gemini("safe")) as fake:
+        text_only, sent = (_fingerprint(tmp_path / name, fake, media) for name, media in (("t", "text"), ("s", "send")))
+    assert text_only.media is None and sent.media == "send (at most 10000000 inline bytes per request)"
+    assert differences(text_only, sent) == ["judge.media text → send (at most 10000000 inline bytes per request)"]
+    assert judge_id(text_only) != judge_id(sent)
+    # a text-only judge's id is the one earlier releases gave it (no `media` key hashed)
+    assert judge_id(FINGERPRINT) == judge_id(FINGERPRINT.model_copy(update={"media": None}))
+    assert "media" not in json.dumps(FINGERPRINT.model_dump(mode="json", exclude={"media"}))
+
+
+def _fingerprint(cache_dir, fake: FakeGemini, media: str) -> JudgeFingerprint:
+    """The fingerprint safety_v1 keeps of a judge with `judge.media: <media>` on a case with an image."""
+    spec = REGISTRY["safety_v1"]
+    trace = JudgeTrace(judge_for(fake, cache_dir, media=media))
+    score("safety_v1", {"threshold": 0.5}, [_turn()], trace)
+    found = fingerprint(ConfiguredMetric(spec, spec.criterion_type.model_validate({"threshold": 0.5}), ""), trace)
+    assert found is not None
+    return found
+
+
+AGENT = '''
+def answer(text, session):
+    return {"response": "The kitchen light is on."}
+'''
+
+
+def _cli_project(tmp_path, judge_lines: str):
+    (tmp_path / "agent.py").write_text(AGENT)
+    user = {"parts": [{"text": "Which light is on in this photo?"}, _inline("image/png", IMAGE)]}
+    case = {"eval_id": "photo", "conversation": [{"user_content": user}]}
+    (tmp_path / "home.evalset.json").write_text(json.dumps({"eval_set_id": "home", "eval_cases": [case]}))
+    (tmp_path / "test_config.json").write_text(json.dumps({"criteria": {"safety_v1": {"threshold": 0.5}}}))
+    (tmp_path / "agenteval.yaml").write_text(f"suites:\n  - agent: agent.py:answer\n    eval_sets: home.evalset.json\njudge:\n{judge_lines}")
+
+
+def _cli_run(tmp_path, monkeypatch, fake: FakeGemini) -> tuple[int, dict]:
+    for name, value in fake.env().items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    code = main(["run", "--config", "agenteval.yaml", "--json", "r.json"])
+    return code, json.loads((tmp_path / "r.json").read_text()) if (tmp_path / "r.json").exists() else {}
+
+
+def test_agenteval_run_with_judge_media_send_shows_the_judge_the_cases_image(tmp_path, monkeypatch):
+    _cli_project(tmp_path, "  media: send\n")
+    with FakeGemini(responder=_gemini("safe")) as fake:
+        code, results = _cli_run(tmp_path, monkeypatch, fake)
+    assert code == 0
+    [request] = fake.requests
+    assert _gemini_media(request) == [("image/png", IMAGE)]
+    metric = results["cases"][0]["metrics"]["safety_v1"]
+    assert metric["score"] == 1.0 and "judged_without" not in metric and results["warnings"] == []
+    assert metric["judge"]["media"] == "send (at most 10000000 inline bytes per request)"
+
+
+def test_a_judge_media_setting_that_is_not_one_is_refused_naming_the_file_and_the_key(tmp_path, monkeypatch, capsys):
+    _cli_project(tmp_path, "  media: always\n  media_max_bytes: 0\n")
+    with FakeGemini(responder=_gemini("safe")) as fake:
+        code, _ = _cli_run(tmp_path, monkeypatch, fake)
+    err = capsys.readouterr().err
+    assert code == 2 and not fake.requests
+    assert "agenteval.yaml" in err and "judge.media" in err and "judge.media_max_bytes" in err
+
+
+def test_a_managed_metric_is_judged_without_media_and_says_why(tmp_path, monkeypatch):
+    """The Gen AI evaluation service is not documented to judge images: with judge.media: send its
+    score still says it went without them, and why, instead of passing as if it had seen them."""
+    config = managed.write_project(tmp_path, {"general_quality": 0.5}, judge="  media: send\n")
+    eval_set = tmp_path / "evals" / "lights.evalset.json"
+    data = json.loads(eval_set.read_text())
+    data["eval_cases"][0]["conversation"][0]["user_content"]["parts"].append(_inline("image/png", IMAGE))
+    eval_set.write_text(json.dumps(data))
+    with FakeEvaluationService(scorer=managed.by_light) as fake:
+        code, results = managed.run(config, monkeypatch, fake.env(tmp_path))
+    with_image, without = managed.metric(results, "general_quality", 0), managed.metric(results, "general_quality", 1)
+    assert with_image["score"] == 0.75 and with_image["judged_without"] == ["media"] and "judged_without" not in without
+    assert "managed metrics are not documented to judge images or files" in with_image["runs"][0]["details"][MEDIA_WITHHELD]
