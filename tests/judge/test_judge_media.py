@@ -16,19 +16,22 @@ import pytest
 
 from agenteval_ci.cli import main
 from agenteval_ci.core.judge_fingerprint import JudgeTrace, differences, fingerprint, judge_id
-from agenteval_ci.core.judging import MediaPart
-from agenteval_ci.core.metrics import ConfiguredMetric
+from agenteval_ci.core.judging import JudgeAnswer, MediaPart, Unreadable
+from agenteval_ci.core.metrics import ConfiguredMetric, MetricInput, MetricSpec
 from agenteval_ci.core.metrics.judge_context import MEDIA_WITHHELD
+from agenteval_ci.core.metrics.llm_template import Scale, TemplateMetric, template_spec
 from agenteval_ci.core.metrics.registry import REGISTRY
 from agenteval_ci.judge import make_judge
-from agenteval_ci.schema import Invocation
+from agenteval_ci.schema import EvalCase, Invocation, MetricRun
 from agenteval_ci.schema.judge import JudgeFingerprint
+from tests.fakes.anthropic import FakeAnthropic, message_reply
 from tests.fakes.gemini import FakeGemini, GeminiRequest, text_reply
 from tests.fakes.openai import ChatRequest, FakeOpenAI
 from tests.fakes.openai import text_reply as chat_reply
 from tests.fakes.vertex_eval import FakeEvaluationService
 from tests.judge import test_managed_metrics as managed
 from tests.judge.helpers import fast_settings, judge_for, score
+from tests.judge.test_litellm_judge import needs_litellm
 
 IMAGE = bytes(range(256)) * 3 + b"\x89PNG\r\n"  # every byte value: nothing may be re-encoded on the way
 ANSWER_IMAGE = b"\xff\xd8\xff\xe0 the agent's drawing"
@@ -256,3 +259,60 @@ def test_a_managed_metric_is_judged_without_media_and_says_why(tmp_path, monkeyp
     with_image, without = managed.metric(results, "general_quality", 0), managed.metric(results, "general_quality", 1)
     assert with_image["score"] == 0.75 and with_image["judged_without"] == ["media"] and "judged_without" not in without
     assert "managed metrics are not documented to judge images or files" in with_image["runs"][0]["details"][MEDIA_WITHHELD]
+
+
+@needs_litellm
+def test_litellm_passes_the_openai_style_parts_on_and_anthropic_receives_them_byte_for_byte(tmp_path):
+    """LiteLLM (unpatched) turns the content parts into Anthropic's image and document blocks."""
+    reply = lambda request: message_reply(_answer(request.prompt_text, "safe"))  # noqa: E731
+    with FakeAnthropic(responder=reply, api_key="sk-ant-test") as fake:
+        criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": "anthropic/claude-3-5-sonnet"}}
+        judge = make_judge(fast_settings(tmp_path, media="send"), fake.env())
+        run = score("safety_v1", criterion, [_turn(_inline("application/pdf", PDF))], judge)
+    assert run.score == 1.0 and run.judged_without is None
+    for request in fake.requests:  # one per sample: Anthropic has no `n`
+        blocks = [block for message in request.body["messages"] for block in message["content"] if block["type"] != "text"]
+        assert [(b["type"], b["source"]["media_type"], base64.b64decode(b["source"]["data"])) for b in blocks] == [
+            ("image", "image/png", IMAGE), ("document", "application/pdf", PDF), ("image", "image/jpeg", ANSWER_IMAGE)]
+
+
+class RecordingJudge:
+    """A judge that notes the media of every request and answers each with the first reply its
+    reader takes (any judged metric's verdict), saying the media were sent, or withheld as told."""
+
+    def __init__(self, withheld: str | None = None):
+        self.withheld = withheld
+        self.media: list[tuple[str, ...]] = []
+
+    async def ask_many(self, metric, model, config, prompt, count, read, media=()):
+        self.media.append(tuple(part.mime_type for part in media))
+        replies = [_answer(prompt, verdict) for verdict in ("safe", "valid")] + [json.dumps(reply) for reply in (
+            {"sentences": ["The kitchen light is on."]},
+            {"sentences": [{"sentence": "The kitchen light is on.", "label": "supported", "rationale": "seen"}]},
+            {"rating": "yes", "score": 5, "explanation": "seen"}, {"better": "tie"}, {"score": 1.0, "explanation": "seen"})]
+        text = next(reply for reply in replies if not isinstance(read(reply), Unreadable))
+        return [JudgeAnswer(text=text, verdict=read(text), media_withheld=self.withheld if media else None) for _ in range(count)]
+
+
+def _judged_metrics() -> list[tuple[str, MetricSpec]]:
+    """Every judged metric that reads the agent's conversation (the simulated user's check reads its own turns), and a template judge."""
+    template = template_spec(TemplateMetric("polite", "Is {response} to {prompt} polite?", Scale.of_labels({"yes": 1, "no": 0})))
+    found = [(name, spec) for name, spec in REGISTRY.items() if spec.judged and name != "per_turn_user_simulator_quality_v1"]
+    return [*found, ("a template judge", template)]
+
+
+def _score_with(spec: MetricSpec, judge: RecordingJudge) -> MetricRun:
+    criterion = {"threshold": 0.5, **({"rubrics": [RUBRIC]} if "rubrics" in spec.criterion_type.model_fields else {})}
+    case = EvalCase(eval_id="c", conversation=[_turn()])
+    inp = MetricInput(spec.criterion_type.model_validate(criterion), [_turn()], case.conversation, case, judge, baseline=[_turn()])
+    return asyncio.run(spec.evaluate(inp))
+
+
+@pytest.mark.parametrize("name, spec", _judged_metrics(), ids=[name for name, _ in _judged_metrics()])
+def test_every_judged_metric_hands_the_judge_the_conversations_media_and_flags_them_only_when_withheld(name, spec):
+    judge = RecordingJudge()
+    sent = _score_with(spec, judge)
+    assert sent.score is not None and "media" not in (sent.judged_without or []), sent
+    assert ("image/png", "image/jpeg") in judge.media  # the user's photo and the agent's image, in one request
+    withheld = _score_with(spec, RecordingJudge(withheld="the test's judge takes no images"))
+    assert "media" in withheld.judged_without and withheld.details[MEDIA_WITHHELD] == "the test's judge takes no images"
