@@ -243,7 +243,8 @@ def test_a_judge_media_setting_that_is_not_one_is_refused_naming_the_file_and_th
         code, _ = _cli_run(tmp_path, monkeypatch, fake)
     err = capsys.readouterr().err
     assert code == 2 and not fake.requests
-    assert "agenteval.yaml" in err and "judge.media" in err and "judge.media_max_bytes" in err
+    assert "agenteval.yaml" in err and "$.judge.media: Input should be 'text' or 'send'" in err
+    assert "$.judge.media_max_bytes: Input should be greater than or equal to 1" in err
 
 
 def test_a_managed_metric_is_judged_without_media_and_says_why(tmp_path, monkeypatch):
