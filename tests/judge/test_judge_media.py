@@ -317,3 +317,23 @@ def test_every_judged_metric_hands_the_judge_the_conversations_media_and_flags_t
     assert ("image/png", "image/jpeg") in judge.media  # the user's photo and the agent's image, in one request
     withheld = _score_with(spec, RecordingJudge(withheld="the test's judge takes no images"))
     assert "media" in withheld.judged_without and withheld.details[MEDIA_WITHHELD] == "the test's judge takes no images"
+
+
+class FailingFirstJudge(RecordingJudge):
+    """The first request fails (its media would have been withheld); the rest are judged with theirs."""
+
+    async def ask_many(self, metric, model, config, prompt, count, read, media=()):
+        if not self.media:
+            self.media.append(())
+            return [JudgeAnswer(error="HTTP 400: too large", media_withheld="over the limit") for _ in range(count)]
+        return await super().ask_many(metric, model, config, prompt, count, read, media)
+
+
+def test_a_failed_request_is_no_verdict_judged_without_media():
+    """A turn the judge could not score says why on its own; it does not flag the turns that were judged with their media."""
+    spec = REGISTRY["safety_v1"]
+    case = EvalCase(eval_id="c", conversation=[_turn(), _turn()])
+    inp = MetricInput(spec.criterion_type.model_validate({"threshold": 0.5}), [_turn(), _turn()], case.conversation, case, FailingFirstJudge())
+    run = asyncio.run(spec.evaluate(inp))
+    assert run.per_invocation[0].reason.endswith("HTTP 400: too large") and run.per_invocation[1].score == 1.0
+    assert run.score == 1.0 and run.judged_without is None

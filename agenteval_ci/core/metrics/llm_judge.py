@@ -140,11 +140,11 @@ async def ask_samples(
     count = num_samples or options.num_samples
     media = media_of(turns)
     answers = await judge.ask_many(metric, options.judge_model, options.judge_model_config, prompt, count, read, media)
-    if answers:
-        inp.media_notes.note(media, answers[0].media_withheld)
     for index, answer in enumerate(answers):
         if answer.error:
             return Samples([], f"sample {index + 1} of {count}: {answer.error}")
+    # Only a verdict is judged with or without the media: a failed request judged nothing.
+    inp.media_notes.note(media, next((answer.media_withheld for answer in answers if answer.media_withheld), None))
     return Samples([answer.verdict for answer in answers])
 
 
