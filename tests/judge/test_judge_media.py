@@ -337,3 +337,23 @@ def test_a_failed_request_is_no_verdict_judged_without_media():
     run = asyncio.run(spec.evaluate(inp))
     assert run.per_invocation[0].reason.endswith("HTTP 400: too large") and run.per_invocation[1].score == 1.0
     assert run.score == 1.0 and run.judged_without is None
+
+
+def test_a_baseline_judged_without_media_is_a_changed_judge_for_a_run_that_sends_them(tmp_path, monkeypatch):
+    """judge.media is part of the fingerprint: turning it on re-judges the baseline's recorded
+    outputs with the media, and the comment names the change, as for any other change of judge."""
+    _cli_project(tmp_path, "  backoff_initial_seconds: 0.001\n")
+    with FakeGemini(responder=_gemini("safe")) as fake:
+        for name, value in fake.env().items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(tmp_path)
+        assert main(["run", "--config", "agenteval.yaml", "-q"]) == 0
+        assert main(["accept", "--config", "agenteval.yaml"]) == 0
+        (tmp_path / "agenteval.yaml").write_text((tmp_path / "agenteval.yaml").read_text() + "  media: send\n")
+        assert main(["run", "--config", "agenteval.yaml", "-q", "--md", "comment.md"]) == 0
+    results, comment = json.loads((tmp_path / ".agenteval" / "results.json").read_text()), (tmp_path / "comment.md").read_text()
+    assert [(r["metric"], r["eval_id"]) for r in results["rejudged"]] == [("safety_v1", "photo")]
+    assert "judge.media text → send (at most 10000000 inline bytes per request)" in comment
+    # the baseline's run, then this run with the image; the baseline's recorded output (the same
+    # answer to the same photo) re-judged with it is that request again, from the cache
+    assert [len(_gemini_media(r)) for r in fake.requests] == [0, 1]
