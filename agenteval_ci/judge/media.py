@@ -6,8 +6,9 @@ not read, a URI its protocol cannot carry, more inline bytes than `judge.media_m
 keeps the whole request text-only, and the answer says why (`JudgeAnswer.media_withheld`);
 the metric then flags its score `judged_without: media`.
 
-What a model takes is a column of the provider table (core/providers.py, `TakesMedia`); what a
-wire protocol can carry is `CARRIES` below. docs/judge.md, "Images and files", has both.
+What a model takes is a column of the provider table (core/providers.py, `TakesMedia`), or what
+agenteval.yaml's `judge.providers.<prefix>.media` declares; what a wire protocol can carry is
+`CARRIES` below. docs/judge.md, "Images and files", has both.
 """
 
 from __future__ import annotations
@@ -70,20 +71,28 @@ def plan(settings: JudgeSettings, route: Route, parts: Sequence[MediaPart]) -> M
         return MediaPlan()
     if settings.media != "send":
         return MediaPlan(withheld=TEXT_ONLY)
-    why = _refusal(route, parts) or _over_limit(settings, parts)
+    why = _refusal(settings, route, parts) or _over_limit(settings, parts)
     return MediaPlan(withheld=why) if why else MediaPlan(send=tuple(parts))
 
 
-def _refusal(route: Route, parts: Sequence[MediaPart]) -> Optional[str]:
+def _refusal(settings: JudgeSettings, route: Route, parts: Sequence[MediaPart]) -> Optional[str]:
     carries = CARRIES.get(route.protocol)
     if carries is None:
         return NOT_CARRIED.get(route.protocol, f"the {route.protocol} judge protocol sends no images or files")
-    takes = media_types(_rows(route), split_provider(route.model)[1])
+    takes = _declared(settings, route) or media_types(_rows(route), split_provider(route.model)[1])
     for part in parts:
         why = part.problem or _not_taken(part, route, carries, takes)
         if why:
             return why
     return None
+
+
+def _declared(settings: JudgeSettings, route: Route) -> Optional[str]:
+    """The MIME types judge.providers.<prefix>.media declares (a regular expression), if it does."""
+    own = settings.providers.get(route.provider)
+    if own is None or own.media is None:
+        return None
+    return "|".join(re.escape(kind).replace(r"\*", r"\S+") for kind in own.media) or "(?!)"  # []: none
 
 
 def _rows(route: Route) -> tuple[TakesMedia, ...]:
@@ -98,7 +107,8 @@ def _not_taken(part: MediaPart, route: Route, carries: Carries, takes: Optional[
     named = f"{part.source}'s {part.mime_type} {'file ' + repr(part.uri) if part.uri else 'inline data'}"
     model = f"{route.provider} model {route.model!r}"
     if takes is None:
-        return f"the {model} is not known to take images or files (docs/judge.md, \"Images and files\"): the {named} was not sent"
+        return (f"the {model} is not known to take images or files (say which it takes in judge.providers.{route.provider}.media; "
+                f"docs/judge.md, \"Images and files\"): the {named} was not sent")
     if not re.fullmatch(takes, part.mime_type):
         return f"the {model} does not take {part.mime_type}: the {named} was not sent"
     if part.uri is not None:

@@ -38,6 +38,9 @@ class JudgeProviderSettings(StrictModel):
     base_url: Optional[str] = None
     api_key_env: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")  # the variable that holds the key
     api_version: Optional[str] = None  # Azure OpenAI's api-version
+    # judge.media: send: the MIME types its judge models take (`image/*` for any image), over the
+    # provider table's (an Azure deployment's or a local server's model is not named by its prefix).
+    media: Optional[list[Annotated[str, Field(pattern=r"^[a-z]+/([a-z0-9.+-]+|\*)$")]]] = None
 
 
 # 10 MB of inline bytes per judge request: base64 makes them ~13.3 MB, which with the prompt stays

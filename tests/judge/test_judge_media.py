@@ -357,3 +357,24 @@ def test_a_baseline_judged_without_media_is_a_changed_judge_for_a_run_that_sends
     # the baseline's run, then this run with the image; the baseline's recorded output (the same
     # answer to the same photo) re-judged with it is that request again, from the cache
     assert [len(_gemini_media(r)) for r in fake.requests] == [0, 1]
+
+
+@pytest.mark.parametrize("declared, why", [
+    (["image/*"], None),
+    ([], "model 'our-deployment' does not take image/png"),
+    (None, "is not known to take images or files (say which it takes in judge.providers.azure.media"),
+])
+def test_what_a_provider_takes_can_be_declared_in_agenteval_yaml(tmp_path, declared, why):
+    """An Azure deployment's name says nothing of its model: judge.providers.azure.media says what it takes."""
+    providers = {"azure": {"media": declared}} if declared is not None else {}
+    with FakeOpenAI(responder=lambda request: chat_reply(_answer(request.prompt_text, "safe"))) as fake:
+        env = {"AZURE_API_BASE": fake.root_url, "AZURE_API_KEY": "k"}
+        criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": "azure/our-deployment"}}
+        run = score("safety_v1", criterion, [_turn()], make_judge(fast_settings(tmp_path, media="send", providers=providers), env))
+    assert run.score == 1.0 and fake.requests
+    if why is None:
+        assert run.judged_without is None
+        assert all(_openai_media(request) == [("image/png", IMAGE), ("image/jpeg", ANSWER_IMAGE)] for request in fake.requests)
+    else:
+        assert run.judged_without == ["media"] and why in run.details[MEDIA_WITHHELD]
+        assert all(request.content_parts == [] for request in fake.requests)
