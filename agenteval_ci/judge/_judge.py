@@ -139,7 +139,7 @@ class Judge:
         plan = judge_media.plan(self.settings, route, media)
         prompt = _Prompt(metric, model, config, text, route, plan.send)
         answers = await self._samples(prompt, samples, read)
-        setting = judge_media.setting(self.settings)
+        setting = judge_media.setting(self.settings, route)
         return [replace(answer, media_withheld=plan.withheld, media_setting=setting) for answer in answers]
 
     async def _samples(self, prompt: _Prompt, samples: Iterable[int], read: Reader[Any]) -> list[JudgeAnswer]:

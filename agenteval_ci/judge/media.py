@@ -60,9 +60,14 @@ class MediaPlan:
     withheld: Optional[str] = None
 
 
-def setting(settings: JudgeSettings) -> Optional[str]:
-    """judge.media as the judge's fingerprint names it: None for text-only prompts (the default)."""
-    return f"send (at most {settings.media_max_bytes} inline bytes per request)" if settings.media == "send" else None
+def setting(settings: JudgeSettings, route: Route) -> Optional[str]:
+    """judge.media as the judge's fingerprint names it (with what agenteval.yaml declares the
+    route's provider takes, which decides what is sent too): None for text-only prompts (the default)."""
+    if settings.media != "send":
+        return None
+    own = settings.providers.get(route.provider)
+    declared = f"; {route.provider} takes {', '.join(own.media) or 'none'}" if own is not None and own.media is not None else ""
+    return f"send (at most {settings.media_max_bytes} inline bytes per request{declared})"
 
 
 def plan(settings: JudgeSettings, route: Route, parts: Sequence[MediaPart]) -> MediaPlan:

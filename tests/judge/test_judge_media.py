@@ -365,12 +365,18 @@ def test_a_baseline_judged_without_media_is_a_changed_judge_for_a_run_that_sends
     (None, "is not known to take images or files (say which it takes in judge.providers.azure.media"),
 ])
 def test_what_a_provider_takes_can_be_declared_in_agenteval_yaml(tmp_path, declared, why):
-    """An Azure deployment's name says nothing of its model: judge.providers.azure.media says what it takes."""
+    """An Azure deployment's name says nothing of its model: judge.providers.azure.media says what
+    it takes, and the judge's fingerprint says what was declared (it decides what is sent)."""
     providers = {"azure": {"media": declared}} if declared is not None else {}
+    spec = REGISTRY["safety_v1"]
+    criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": "azure/our-deployment"}}
     with FakeOpenAI(responder=lambda request: chat_reply(_answer(request.prompt_text, "safe"))) as fake:
         env = {"AZURE_API_BASE": fake.root_url, "AZURE_API_KEY": "k"}
-        criterion = {"threshold": 0.5, "judge_model_options": {"judge_model": "azure/our-deployment"}}
-        run = score("safety_v1", criterion, [_turn()], make_judge(fast_settings(tmp_path, media="send", providers=providers), env))
+        trace = JudgeTrace(make_judge(fast_settings(tmp_path, media="send", providers=providers), env))
+        run = score("safety_v1", criterion, [_turn()], trace)
+    found = fingerprint(ConfiguredMetric(spec, spec.criterion_type.model_validate(criterion), ""), trace)
+    declared_words = "" if declared is None else f"; azure takes {', '.join(declared) or 'none'}"
+    assert found is not None and found.media == f"send (at most 10000000 inline bytes per request{declared_words})"
     assert run.score == 1.0 and fake.requests
     if why is None:
         assert run.judged_without is None
