@@ -1,5 +1,5 @@
-"""Every model provider we know, one row each (pure data): the judge's route and init's key naming
-both read this table, so adding a provider is one row here (plus a module in judge/providers/
+"""Every model provider we know, one row each (pure data): the judge's route, the judge's media
+(which models take which images and files: `TakesMedia`) and init's key naming all read this table, so adding a provider is one row here (plus a module in judge/providers/
 when it speaks a new wire protocol).
 
 The rows follow google-adk 2.13's model registry (google/adk/models/__init__.py, registry.py):

@@ -13,6 +13,10 @@ sample a new draw may fix (cut short, malformed, incomplete, no candidates) is d
 like a transient error, at most `max_retries` times; one blocked by a safety filter is not.
 Only complete verdicts are cached, and every cache entry is read again by the same reader.
 `ask` and `ask_many` never raise: a failure comes back as `JudgeAnswer.error`.
+
+A request's images and files go with its prompt, all or none, as judge/media.py decides; every
+answer says why they did not (`media_withheld`), and the digest of those sent is part of the
+cache key.
 """
 
 from __future__ import annotations
