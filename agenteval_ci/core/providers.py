@@ -36,7 +36,11 @@ GEMINI_MEDIA = (TakesMedia(r"gemini-\S+", r"image/(png|jpeg|webp|heic|heif)|audi
                 TakesMedia(r"gemma-3\S*", r"image/(png|jpeg|webp)"))
 # OpenAI's vision models take images; its file inputs take PDFs (OpenAI's "images and vision" and
 # "file inputs" guides name the gpt-4o, gpt-4.1, gpt-5 and o-series models).
-OPENAI_MEDIA = (TakesMedia(r"(gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|o1|o3|o4-mini)(?!\S*(audio|realtime|transcribe|tts|search))\S*",
+# o1-mini, o1-preview, o3-mini and gpt-4-turbo-preview read text only; the audio, realtime,
+# transcription, speech and search variants are other kinds of model.
+_DATED = r"(-\d{4}-\d{2}-\d{2})?"
+OPENAI_MEDIA = (TakesMedia(rf"(?!\S*(audio|realtime|transcribe|tts|search))(gpt-4o\S*|gpt-4\.1\S*|gpt-5\S*|gpt-4-turbo{_DATED}"
+                           rf"|o1{_DATED}|o3(-pro)?{_DATED}|o4-mini{_DATED})",
                            r"image/(png|jpeg|gif|webp)|application/pdf"),)
 # Claude 3 and later take images and PDFs (Anthropic's "vision" and "PDF support" pages); LiteLLM
 # turns OpenAI-style content parts into Anthropic's.

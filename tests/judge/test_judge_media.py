@@ -21,6 +21,7 @@ from agenteval_ci.core.metrics import ConfiguredMetric, MetricInput, MetricSpec
 from agenteval_ci.core.metrics.judge_context import MEDIA_WITHHELD
 from agenteval_ci.core.metrics.llm_template import Scale, TemplateMetric, template_spec
 from agenteval_ci.core.metrics.registry import REGISTRY
+from agenteval_ci.core.providers import BY_PREFIX, media_types
 from agenteval_ci.judge import make_judge
 from agenteval_ci.schema import EvalCase, Invocation, MetricRun
 from agenteval_ci.schema.judge import JudgeFingerprint
@@ -384,3 +385,14 @@ def test_what_a_provider_takes_can_be_declared_in_agenteval_yaml(tmp_path, decla
     else:
         assert run.judged_without == ["media"] and why in run.details[MEDIA_WITHHELD]
         assert all(request.content_parts == [] for request in fake.requests)
+
+
+@pytest.mark.parametrize("model, takes_images", [
+    ("gpt-4o", True), ("gpt-4o-mini", True), ("gpt-4o-2024-08-06", True), ("gpt-4.1-nano", True), ("gpt-5", True),
+    ("gpt-4-turbo", True), ("gpt-4-turbo-2024-04-09", True), ("o1", True), ("o3", True), ("o3-pro", True), ("o4-mini", True),
+    ("gpt-4o-audio-preview", False), ("gpt-4o-mini-tts", False), ("gpt-4o-search-preview", False), ("gpt-4-turbo-preview", False),
+    ("o1-mini", False), ("o1-preview", False), ("o3-mini", False), ("gpt-3.5-turbo", False), ("gpt-4", False),
+])
+def test_which_openai_models_take_images_follows_openais_model_list(model, takes_images):
+    found = media_types(BY_PREFIX["openai"].media, model)
+    assert (found is not None and re.fullmatch(found, "image/png") is not None) == takes_images
