@@ -26,12 +26,12 @@ import math
 import random
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from agenteval_ci.core.baseline import baseline_from_results
 from agenteval_ci.core.fingerprint import case_fingerprint
 from agenteval_ci.core.gate import compare
-from agenteval_ci.core.judging import JudgeAnswer, Reader, any_text
+from agenteval_ci.core.judging import JudgeAnswer, MediaPart, Reader, any_text
 from agenteval_ci.core.metrics import ConfiguredMetric
 from agenteval_ci.core.metrics.registry import REGISTRY
 from agenteval_ci.core.scoring import CaseToScore, score_all
@@ -57,14 +57,14 @@ class SimulatedJudge:
         return "A" if self.rng.random() < self.bias else "B"
 
     async def ask(self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int,
-                  read: Reader[Any] = any_text) -> JudgeAnswer:
+                  read: Reader[Any] = any_text, media: Sequence[MediaPart] = ()) -> JudgeAnswer:
         found = _ANSWERS.search(prompt)
         assert found, prompt[:200]
         text = json.dumps({"reasoning": "simulated", "better": self._pick(found.group(1).strip(), found.group(2).strip())})
         return JudgeAnswer(text=text, verdict=read(text), provider="simulated")
 
     async def ask_many(self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int,
-                       read: Reader[Any] = any_text) -> list[JudgeAnswer]:
+                       read: Reader[Any] = any_text, media: Sequence[MediaPart] = ()) -> list[JudgeAnswer]:
         return [await self.ask(metric, model, config, prompt, i, read) for i in range(count)]
 
 

@@ -1,8 +1,9 @@
 """The judge's fingerprint of a judged score, and when two judges are the same (docs/judge.md).
 
 A metric asks the judge through a `JudgeTrace`, which notes what answered: the provider and
-the model versions the API reported. With the model as requested, our prompt templates' hash
-and the sampling settings, that is the fingerprint kept with the score. Two fingerprints name
+the model versions the API reported, and whether it was sent the conversation's media
+(`judge.media`). With the model as requested, our prompt templates' hash and the sampling
+settings, that is the fingerprint kept with the score. Two fingerprints name
 the same judge when all of it agrees; model versions count only when both sides know theirs
 (a reply cached before versions were recorded knows none).
 """
@@ -13,11 +14,11 @@ import hashlib
 import json
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable, Optional, Sequence
 
 from ..schema import BaseCriterion, JudgeModelOptions
 from ..schema.judge import JudgeFingerprint
-from .judging import Judge, JudgeAnswer, Reader, any_text
+from .judging import Judge, JudgeAnswer, MediaPart, Reader, any_text
 from .metrics.base import ConfiguredMetric
 
 
@@ -44,6 +45,7 @@ class JudgeTrace:
         self.judge = judge
         self.providers: set[str] = set()
         self.versions: set[str] = set()
+        self.media: set[str] = set()
 
     def _note(self, answers: Iterable[JudgeAnswer]) -> None:
         for answer in answers:
@@ -51,20 +53,24 @@ class JudgeTrace:
                 self.providers.add(answer.provider)
             if answer.model_version:
                 self.versions.add(answer.model_version)
+            if answer.media_setting:
+                self.media.add(answer.media_setting)
 
     async def ask(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader[Any] = any_text
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader[Any] = any_text,
+        media: Sequence[MediaPart] = (),
     ) -> JudgeAnswer:
         assert self.judge is not None  # metrics never ask a trace without a judge
-        answer = await self.judge.ask(metric, model, config, prompt, sample, read)
+        answer = await self.judge.ask(metric, model, config, prompt, sample, read, media)
         self._note([answer])
         return answer
 
     async def ask_many(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader[Any] = any_text
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader[Any] = any_text,
+        media: Sequence[MediaPart] = (),
     ) -> list[JudgeAnswer]:
         assert self.judge is not None
-        answers = await self.judge.ask_many(metric, model, config, prompt, count, read)
+        answers = await self.judge.ask_many(metric, model, config, prompt, count, read, media)
         self._note(answers)
         return answers
 
@@ -90,6 +96,7 @@ def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[
         prompt=metric.spec.user_code_hash or prompt_hash(metric.spec.prompts),  # a judge from the user's template: its hash
         num_samples=options.num_samples,
         config={**(options.judge_model_config or {}), "interval": list(interval)} if interval else options.judge_model_config,
+        media=", ".join(sorted(trace.media)) or None if trace else None,
     )
 
 
@@ -103,7 +110,9 @@ def merged(first: Optional[JudgeFingerprint], second: Optional[JudgeFingerprint]
 
 def judge_id(judge: JudgeFingerprint) -> str:
     """A short name for a fingerprint: the key of the baseline's `judges` table."""
-    data = json.dumps(judge.model_dump(mode="json"), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    # A text-only judge leaves `media` out, so its id stays the one earlier releases gave it.
+    data = json.dumps(judge.model_dump(mode="json", exclude={"media"} if judge.media is None else None), sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(data.encode()).hexdigest()[:12]
 
 
@@ -128,6 +137,8 @@ def differences(old: JudgeFingerprint, new: JudgeFingerprint) -> list[str]:
         found.append("the metric's code changed" if new.model == USER_METRIC else "prompt templates changed")
     if old.num_samples != new.num_samples:
         found.append(f"num_samples {old.num_samples} → {new.num_samples}")
+    if old.media != new.media:
+        found.append(f"judge.media {old.media or 'text'} → {new.media or 'text'}")
     if (old.config or {}) != (new.config or {}):
         found.append("the metric's declared interval changed" if new.model == USER_METRIC else "judge_model_config changed")
     return found

@@ -1,5 +1,5 @@
-"""Every model provider we know, one row each (pure data): the judge's route and init's key naming
-both read this table, so adding a provider is one row here (plus a module in judge/providers/
+"""Every model provider we know, one row each (pure data): the judge's route, the judge's media
+(which models take which images and files: `TakesMedia`) and init's key naming all read this table, so adding a provider is one row here (plus a module in judge/providers/
 when it speaks a new wire protocol).
 
 The rows follow google-adk 2.13's model registry (google/adk/models/__init__.py, registry.py):
@@ -21,6 +21,33 @@ GEMINI_API_KEYS = ("GOOGLE_API_KEY", "GEMINI_API_KEY")  # google-genai reads eit
 
 
 @dataclass(frozen=True)
+class TakesMedia:
+    """Judge models of a provider that take images or files with the prompt: the model names
+    (a regular expression, matched whole, against the name without its provider prefix) and
+    the MIME types they take (a regular expression). docs/judge.md says where each row comes from."""
+
+    models: str
+    mime_types: str
+
+
+# Gemini takes images, audio, video, PDFs and plain text documents as inline data or file URIs
+# (Google's "image / audio / video / document understanding" guides).
+GEMINI_MEDIA = (TakesMedia(r"gemini-\S+", r"image/(png|jpeg|webp|heic|heif)|audio/\S+|video/\S+|application/pdf|text/plain"),
+                TakesMedia(r"gemma-3\S*", r"image/(png|jpeg|webp)"))
+# OpenAI's vision models take images; its file inputs take PDFs (OpenAI's "images and vision" and
+# "file inputs" guides name the gpt-4o, gpt-4.1, gpt-5 and o-series models).
+# o1-mini, o1-preview, o3-mini and gpt-4-turbo-preview read text only; the audio, realtime,
+# transcription, speech and search variants are other kinds of model.
+_DATED = r"(-\d{4}-\d{2}-\d{2})?"
+OPENAI_MEDIA = (TakesMedia(rf"(?!\S*(audio|realtime|transcribe|tts|search))(gpt-4o\S*|gpt-4\.1\S*|gpt-5\S*|gpt-4-turbo{_DATED}"
+                           rf"|o1{_DATED}|o3(-pro)?{_DATED}|o4-mini{_DATED})",
+                           r"image/(png|jpeg|gif|webp)|application/pdf"),)
+# Claude 3 and later take images and PDFs (Anthropic's "vision" and "PDF support" pages); LiteLLM
+# turns OpenAI-style content parts into Anthropic's.
+CLAUDE_MEDIA = (TakesMedia(r"claude-(3|opus-4|sonnet-4|haiku-4)\S*", r"image/(png|jpeg|gif|webp)|application/pdf"),)
+
+
+@dataclass(frozen=True)
 class Provider:
     """One provider: which model strings it serves, how the judge reaches it, what init names."""
 
@@ -39,6 +66,7 @@ class Provider:
     gemini: bool = False  # google-genai: the Gemini API's key, or Vertex AI, as the project's switch says
     vertex: bool = False  # google-genai on Vertex AI whatever the switch: the workflow sets it to "true"
     google_cloud: bool = False  # needs Google Cloud credentials (application default credentials)
+    media: tuple[TakesMedia, ...] = ()  # which of its models take which images and files as a judge; none: text only
 
     def serves(self, model: str) -> bool:
         return any(re.fullmatch(pattern, model) for pattern in self.models)
@@ -61,11 +89,12 @@ _VERTEX_ENDPOINT = r"projects/\S+/locations/\S+/(endpoints/\S+|publishers/google
 # Order matters: the first row whose pattern matches a model string serves it.
 PROVIDERS: tuple[Provider, ...] = (
     # ADK's own model classes (google.adk.models.LLMRegistry, 2.13)
-    Provider("Gemini", (r"gemini-\S+", r"gemma-\S+", r"model-optimizer-\S+"), family="gemini", protocol="gemini", gemini=True),
+    Provider("Gemini", (r"gemini-\S+", r"gemma-\S+", r"model-optimizer-\S+"), family="gemini", protocol="gemini", gemini=True,
+             media=GEMINI_MEDIA),
     Provider("Gemini on a Vertex AI endpoint", (_VERTEX_ENDPOINT,), family="gemini", protocol="gemini",
-             settings=("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"), vertex=True, google_cloud=True),
+             settings=("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"), vertex=True, google_cloud=True, media=GEMINI_MEDIA),
     Provider("Claude on Vertex AI (ADK's Claude)", (r"claude-\S+",), family="claude",
-             settings=("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"), google_cloud=True),
+             settings=("GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION"), google_cloud=True, media=CLAUDE_MEDIA),
     Provider("OpenAI (ADK's OpenAILlm)", (r"gpt-\S+", r"o\d+-\S+"), family="openai", secrets=("OPENAI_API_KEY",)),
     # agents-cli's managed metrics: the Gen AI evaluation service (Vertex AI's evaluateInstances)
     _prefixed("Gen AI evaluation service (managed metrics)", MANAGED_PREFIX, protocol="vertex_eval", url_variables=("GOOGLE_VERTEX_BASE_URL",),
@@ -73,13 +102,14 @@ PROVIDERS: tuple[Provider, ...] = (
     _prefixed("Apigee (ADK's ApigeeLlm)", "apigee", settings=("APIGEE_PROXY_URL",), needs_key=False, google_cloud=True),
     # LiteLLM's provider prefixes (ADK's LiteLlm)
     _prefixed("OpenAI via LiteLLM", "openai", protocol="openai", base_url="https://api.openai.com/v1",
-              url_variables=("OPENAI_BASE_URL", "OPENAI_API_BASE"), key_variables=("OPENAI_API_KEY",)),
+              url_variables=("OPENAI_BASE_URL", "OPENAI_API_BASE"), key_variables=("OPENAI_API_KEY",), media=OPENAI_MEDIA),
     _prefixed("Azure OpenAI via LiteLLM", "azure", protocol="azure", url_variables=("AZURE_API_BASE", "AZURE_OPENAI_ENDPOINT"),
               key_variables=("AZURE_API_KEY", "AZURE_OPENAI_API_KEY"), settings=("AZURE_API_BASE", "AZURE_API_VERSION")),
     _openai_compatible("Azure AI via LiteLLM", "azure_ai", None, "AZURE_AI_API_BASE", "AZURE_AI_API_KEY", settings=("AZURE_AI_API_BASE",)),
-    _prefixed("Anthropic via LiteLLM", "anthropic", secrets=("ANTHROPIC_API_KEY",), needs_key=False),
-    _prefixed("Vertex AI via LiteLLM", "vertex_ai", settings=("VERTEXAI_PROJECT", "VERTEXAI_LOCATION"), needs_key=False, google_cloud=True),
-    _prefixed("Gemini API via LiteLLM", "gemini", secrets=("GEMINI_API_KEY",), needs_key=False),
+    _prefixed("Anthropic via LiteLLM", "anthropic", secrets=("ANTHROPIC_API_KEY",), needs_key=False, media=CLAUDE_MEDIA),
+    _prefixed("Vertex AI via LiteLLM", "vertex_ai", settings=("VERTEXAI_PROJECT", "VERTEXAI_LOCATION"), needs_key=False, google_cloud=True,
+              media=GEMINI_MEDIA + CLAUDE_MEDIA),
+    _prefixed("Gemini API via LiteLLM", "gemini", secrets=("GEMINI_API_KEY",), needs_key=False, media=GEMINI_MEDIA),
     _prefixed("Amazon Bedrock via LiteLLM", "bedrock", secrets=("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"),
               settings=("AWS_REGION_NAME",), needs_key=False),
     _openai_compatible("Groq via LiteLLM", "groq", "https://api.groq.com/openai/v1", "GROQ_API_BASE", "GROQ_API_KEY"),
@@ -107,6 +137,11 @@ BY_PREFIX: dict[str, Provider] = {p.prefix: p for p in PROVIDERS if p.prefix is 
 def provider_of(model: str) -> Provider | None:
     """The row serving `model`: the first whose pattern matches it whole."""
     return next((p for p in PROVIDERS if p.serves(model)), None)
+
+
+def media_types(rows: tuple[TakesMedia, ...], model: str) -> str | None:
+    """The MIME types (a regular expression) judge model `model` takes, by the first row naming it; None: none."""
+    return next((row.mime_types for row in rows if re.fullmatch(row.models, model)), None)
 
 
 def adk_family(model: str) -> str | None:

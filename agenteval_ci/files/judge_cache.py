@@ -41,12 +41,11 @@ class CachedReply:
     model_version: Optional[str] = None  # as the API reported it (absent in entries of older releases)
 
 
-def cache_key(model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, repeat: int) -> str:
-    material = json.dumps(
-        {"model": model, "config": config or {}, "prompt": prompt, "sample": sample, "repeat": repeat},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
+def cache_key(model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, repeat: int, media: str = "") -> str:
+    """`media`: the digest of the images and files sent with the prompt (judge/media.py); a
+    text-only request's key leaves it out, so it stays the key earlier releases wrote."""
+    fields = {"model": model, "config": config or {}, "prompt": prompt, "sample": sample, "repeat": repeat}
+    material = json.dumps({**fields, "media": media} if media else fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(material.encode()).hexdigest()
 
 

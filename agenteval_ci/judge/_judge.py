@@ -13,6 +13,10 @@ sample a new draw may fix (cut short, malformed, incomplete, no candidates) is d
 like a transient error, at most `max_retries` times; one blocked by a safety filter is not.
 Only complete verdicts are cached, and every cache entry is read again by the same reader.
 `ask` and `ask_many` never raise: a failure comes back as `JudgeAnswer.error`.
+
+A request's images and files go with its prompt, all or none, as judge/media.py decides; every
+answer says why they did not (`media_withheld`), and the digest of those sent is part of the
+cache key.
 """
 
 from __future__ import annotations
@@ -23,13 +27,14 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Optional, Sequence, Union
 
-from ..core.judging import JudgeAnswer, Reader, Unreadable, any_text
+from ..core.judging import JudgeAnswer, MediaPart, Reader, Unreadable, any_text
 from ..core.results_record import add_cost, total_usage
 from ..files.judge_cache import CachedReply, DiskCache, cache_key
 from ..schema import JudgeUsage
 from ..schema.settings import JudgeSettings
+from . import media as judge_media
 from .access import JudgeAccess
 from .costs import estimate_prompt_tokens, estimate_usd
 from .limiter import AdaptiveLimiter
@@ -45,6 +50,7 @@ class _Prompt:
     config: Optional[dict[str, Any]]
     text: str
     route: Route
+    media: tuple[MediaPart, ...] = ()  # sent with the text (judge/media.py decided)
 
 
 Fetched = Union[CachedReply, BadReply, CallFailed]  # one candidate from the model, or why there is none
@@ -82,17 +88,19 @@ class Judge:
     # ---- the entry points of metrics
 
     async def ask(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader[Any] = any_text
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, sample: int, read: Reader[Any] = any_text,
+        media: Sequence[MediaPart] = (),
     ) -> JudgeAnswer:
         """Sample number `sample` of `prompt`, as `read` reads it."""
-        [answer] = await self._answer(metric, model, config, prompt, [sample], read)
+        [answer] = await self._answer(metric, model, config, prompt, [sample], read, media)
         return answer
 
     async def ask_many(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader[Any] = any_text
+        self, metric: str, model: str, config: Optional[dict[str, Any]], prompt: str, count: int, read: Reader[Any] = any_text,
+        media: Sequence[MediaPart] = (),
     ) -> list[JudgeAnswer]:
         """Samples 0 .. count-1 of `prompt`, as `read` reads them; those not cached are asked for in one request."""
-        return await self._answer(metric, model, config, prompt, range(count), read)
+        return await self._answer(metric, model, config, prompt, range(count), read, media)
 
     def route(self, model: str) -> Route | Unresolved:
         """Which provider answers `model`, and how (routes.py), or why none does."""
@@ -126,12 +134,20 @@ class Judge:
     # ---- samples: cache, repeats, failures
 
     async def _answer(
-        self, metric: str, model: str, config: Optional[dict[str, Any]], text: str, samples: Iterable[int], read: Reader[Any]
+        self, metric: str, model: str, config: Optional[dict[str, Any]], text: str, samples: Iterable[int], read: Reader[Any],
+        media: Sequence[MediaPart],
     ) -> list[JudgeAnswer]:
         route = self.route(model)
         if isinstance(route, Unresolved):
             return [JudgeAnswer(error=str(route)) for _ in samples]
-        prompt = _Prompt(metric, model, config, text, route)
+        plan = judge_media.plan(self.settings, route, media)
+        prompt = _Prompt(metric, model, config, text, route, plan.send)
+        answers = await self._samples(prompt, samples, read)
+        setting = judge_media.setting(self.settings, route)
+        return [replace(answer, media_withheld=plan.withheld, media_setting=setting) for answer in answers]
+
+    async def _samples(self, prompt: _Prompt, samples: Iterable[int], read: Reader[Any]) -> list[JudgeAnswer]:
+        route, model = prompt.route, prompt.model
         keys = [self._next_key(prompt, sample) for sample in samples]
         answers = [self._cached(prompt, key, read) for key in keys]
         missing = [index for index, answer in enumerate(answers) if answer is None]
@@ -147,12 +163,12 @@ class Judge:
     def _next_key(self, prompt: _Prompt, sample: int) -> str:
         """Asking the same prompt and sample again in this judge's life is a repeat (another
         run of the same output) and draws a fresh sample, under a key of its own."""
-        model = prompt.route.cache_model
-        base_key = cache_key(model, prompt.config, prompt.text, sample, 0)
+        model, media = prompt.route.cache_model, judge_media.digest(prompt.media)
+        base_key = cache_key(model, prompt.config, prompt.text, sample, 0, media)
         with self._lock:
             repeat = self._repeats[base_key]
             self._repeats[base_key] += 1
-        return base_key if repeat == 0 else cache_key(model, prompt.config, prompt.text, sample, repeat)
+        return base_key if repeat == 0 else cache_key(model, prompt.config, prompt.text, sample, repeat, media)
 
     def _cached(self, prompt: _Prompt, key: str, read: Reader[Any]) -> Optional[JudgeAnswer]:
         """A cached reply the reader finds complete; an entry it cannot read (written by an
@@ -259,7 +275,7 @@ class Judge:
         outcome: CallOutcome = CallFailed("judge call did not finish")
         try:
             timeout = min(self.settings.request_timeout_seconds, remaining)
-            generating = provider(prompt.route.protocol).generate(client, prompt.route, prompt.config, prompt.text, candidates)
+            generating = provider(prompt.route.protocol).generate(client, prompt.route, prompt.config, prompt.text, candidates, prompt.media)
             outcome = await asyncio.wait_for(generating, timeout)
             if isinstance(outcome, Generated) and not outcome.tokens_in:  # no usage reported
                 outcome = replace(outcome, tokens_in=estimate_prompt_tokens(prompt.text))

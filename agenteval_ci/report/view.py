@@ -372,7 +372,8 @@ _WENT_WITHOUT = {
     "tool_declarations": ("its tool declarations", _NO_APP_DETAILS),
     "tool_responses": ("the tools' responses", "their tool calls have no recorded response (a Python agent can return each call's `response`, see docs/config.md)"),
     "intermediate_texts": ("the agent's texts between tool calls", "their Python agent returned tool calls without `steps` (see docs/config.md)"),
-    "media": ("the conversation's images and files", "the judge's prompt is text only, as google-adk's (docs/metrics.md, \"What the judge sees\")"),
+    "media": ("the conversation's images and files", "the judge's prompt is text only, as google-adk's, unless judge.media is `send` and "
+              "the judge model takes them within judge.media_max_bytes; each run's details.media_withheld says why (docs/judge.md, \"Images and files\")"),
 }
 
 

@@ -6,6 +6,8 @@ importing google.genai outside `judge/`. Fields we never read are kept as raw JS
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any, Optional
 
 from ._base import AdkModel
@@ -87,3 +89,17 @@ class UsageMetadata(AdkModel):
 
 def text_of(content: Optional[Content]) -> str:
     return content.text if content else ""
+
+
+def inline_bytes(data: Any) -> bytes:
+    """An inline_data's `data` as its bytes: base64 as JSON carries it (standard or URL-safe,
+    padded or not), or bytes as google-genai holds them. ValueError saying why when it is neither."""
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data)
+    if not isinstance(data, str):
+        raise ValueError("inline_data.data is not base64 text")
+    text = data.strip().replace("-", "+").replace("_", "/")
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValueError(f"inline_data.data is not valid base64 ({exc})") from None

@@ -2,7 +2,8 @@
 
 A judged score means something only next to the judge that gave it. The fingerprint says
 which: the provider that answered, the model as the eval config asked for it, the model
-versions the API reported, a hash of our prompt templates, and the sampling settings. Two
+versions the API reported, a hash of our prompt templates, the sampling settings, and whether
+the conversation's images and files were sent with the prompt. Two
 scores are comparable only when their fingerprints agree (core/judge_fingerprint.py says when).
 """
 
@@ -22,6 +23,7 @@ class JudgeFingerprint(StrictModel):
     prompt: str  # hash of the prompt templates the metric fills in
     num_samples: int = 1
     config: Optional[dict[str, Any]] = None  # judge_model_config: temperature and the like, as given
+    media: Optional[str] = None  # judge.media: send and its size limit; None: text-only prompts (google-adk's)
 
     def label(self) -> str:
         """One line for a person: `openai/gpt-4o (gpt-4o-2024-08-06)`, `gpt-4o via openai`."""

@@ -38,6 +38,14 @@ class JudgeProviderSettings(StrictModel):
     base_url: Optional[str] = None
     api_key_env: Optional[str] = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")  # the variable that holds the key
     api_version: Optional[str] = None  # Azure OpenAI's api-version
+    # judge.media: send: the MIME types its judge models take (`image/*` for any image), over the
+    # provider table's (an Azure deployment's or a local server's model is not named by its prefix).
+    media: Optional[list[Annotated[str, Field(pattern=r"^[a-z]+/([a-z0-9.+-]+|\*)$")]]] = None
+
+
+# 10 MB of inline bytes per judge request: base64 makes them ~13.3 MB, which with the prompt stays
+# under the smallest documented request ceiling we send to, the Gemini API's 20 MB (docs/judge.md).
+DEFAULT_MEDIA_MAX_BYTES = 10_000_000
 
 
 class JudgeSettings(StrictModel):
@@ -58,6 +66,11 @@ class JudgeSettings(StrictModel):
     cache: bool = True
     cache_dir: str = ".agenteval/cache"
     prices: dict[str, ModelPrice] = Field(default_factory=dict)  # overrides of the built-in table
+    # The conversation's images and files: `text` keeps google-adk's text-only prompts (the score
+    # says `judged_without: media`); `send` sends them with the prompt to a judge model that takes
+    # them, up to media_max_bytes of inline bytes per request (docs/judge.md, "Images and files").
+    media: Literal["text", "send"] = "text"
+    media_max_bytes: int = Field(default=DEFAULT_MEDIA_MAX_BYTES, ge=1)
 
 
 # The figures a budget may name (docs/gate.md, "Budgets"): ADK's efficiency metrics, the two

@@ -51,7 +51,7 @@ class ScriptedJudge:
         self.replies = replies
         self.asked: list[int] = []
 
-    async def ask_many(self, metric, model, config, prompt, count, read):
+    async def ask_many(self, metric, model, config, prompt, count, read, media=()):
         first = prompt.split("### Answer A\n", 1)[1].split("\n", 1)[0]
         second = prompt.split("### Answer B\n", 1)[1].split("\n", 1)[0]
         self.asked.append(count)

@@ -43,7 +43,20 @@ class ChatRequest:
 
     @property
     def prompt_text(self) -> str:
-        return "\n".join(str(m.get("content", "")) for m in self.body.get("messages", []))
+        return "\n".join(text for m in self.body.get("messages", []) for text in _texts(m.get("content", "")))
+
+    @property
+    def content_parts(self) -> list[dict[str, Any]]:
+        """The messages' content parts that are not text (images, files): none for a plain-text prompt."""
+        return [part for m in self.body.get("messages", []) if isinstance(m.get("content"), list)
+                for part in m["content"] if part.get("type") != "text"]
+
+
+def _texts(content: Any) -> list[str]:
+    """A message's text: the content itself, or its text parts (a request with images or files)."""
+    if isinstance(content, list):
+        return [str(part.get("text", "")) for part in content if part.get("type") == "text"]
+    return [str(content)]
 
 
 Reply = Union[dict[str, Any], Fault]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Awaitable, Callable, Optional, Protocol, Union
 
 from ...schema import BaseCriterion, EvalCase, Invocation, InvocationScore, MetricRun, Status
 from ..judging import Judge
+from .judge_context import MediaNotes
 
 # End the reason of a metric that does not apply to a case: a reference-based metric on a
 # scenario case, the simulated user's metric on a fixed conversation. Such a metric is neither
@@ -50,6 +51,9 @@ class MetricInput:
     baseline: Optional[list[Invocation]] = None
     baseline_missing: str = ""
     final_state: Optional[dict[str, Any]] = None  # the run's RunRecord.final_session_state: None when not reported
+    # What this run's judge requests did with the conversation's images and files (ask_samples
+    # notes it, the judged_without flag reads it).
+    media_notes: MediaNotes = field(default_factory=MediaNotes, compare=False)
 
 
 Evaluate = Callable[[MetricInput], Union[MetricRun, Awaitable[MetricRun]]]

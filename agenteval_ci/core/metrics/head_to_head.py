@@ -44,8 +44,8 @@ async def _judge_turn(inp: MetricInput, now: Invocation, before: Invocation) -> 
     request, ours, theirs = text_of(now.user_content), response_text(now, include), response_text(before, include)
     options = criterion.judge_model_options
     baseline_first, pr_first = await asyncio.gather(
-        ask_samples(inp.judge, NAME, options, render_prompt("head_to_head", prompt=request, first=theirs, second=ours), read_better),
-        ask_samples(inp.judge, NAME, options, render_prompt("head_to_head", prompt=request, first=ours, second=theirs), read_better),
+        ask_samples(inp, NAME, options, render_prompt("head_to_head", prompt=request, first=theirs, second=ours), read_better, turns=(now, before)),
+        ask_samples(inp, NAME, options, render_prompt("head_to_head", prompt=request, first=ours, second=theirs), read_better, turns=(now, before)),
     )
     if baseline_first.error or pr_first.error:
         return not_evaluated_turn(baseline_first.error or pr_first.error or "")
@@ -82,4 +82,4 @@ async def evaluate(inp: MetricInput) -> MetricRun:
     agree = 0.0 if any((t.details or {}).get("position_disagreement") for t in judged) else 1.0
     run = MetricRun(score=score, status=Status.PASSED, per_invocation=turns, rubric_scores=[RubricVerdict(rubric_id=ORDERS_AGREE, score=agree)])
     missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
-    return flag_blind(run, missing)
+    return flag_blind(run, missing, inp.media_notes)

@@ -5,7 +5,9 @@ metadata of its events.
 Each judged metric picks the parts its ADK evaluator reads (docs/metrics.md has the table).
 Without `app_details` a section says it was not recorded, and the metric's result lists what
 the judge went without (`MetricRun.judged_without`), so a blind verdict is never silent: so
-are tool calls without a recorded response, and texts between calls the agent could not report.
+are tool calls without a recorded response, texts between calls the agent could not report, and
+the conversation's images and files when the judge was not shown them (`media_of` gives a
+request's media; `MediaNotes` keeps what the judge did with them, and why it sent none).
 
 Declarations are rendered as compact JSON with null fields dropped: the same fields ADK
 sends, fewer tokens, and the same text (so the same judge cache key) whether the invocation
@@ -15,9 +17,13 @@ came from a live run or from a results file.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Optional
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Optional
 
-from ...schema import AgentDetails, AppDetails, Invocation, InvocationEvent, InvocationEvents, MetricRun
+from ...schema import AgentDetails, AppDetails, Content, Invocation, InvocationEvent, InvocationEvents, MetricRun
+from ...schema.content import inline_bytes
+from ..judging import MediaPart
 
 NOT_RECORDED = "(not recorded: this turn carries no app_details)"
 NO_INSTRUCTIONS = "(none)"
@@ -25,7 +31,9 @@ INSTRUCTIONS = "instructions"
 TOOL_DECLARATIONS = "tool_declarations"
 TOOL_RESPONSES = "tool_responses"
 INTERMEDIATE_TEXTS = "intermediate_texts"
-MEDIA = "media"  # images and files in the conversation: the judges' prompts are text only, as ADK's
+MEDIA = "media"  # images and files in the conversation the judge was not shown (judge.media: text, as ADK's prompts)
+MEDIA_WITHHELD = "media_withheld"  # MetricRun.details: why the judge was not shown them
+NOT_ASKED = "no request of this metric's judge carried the conversation's images and files"
 APP_DETAILS = (INSTRUCTIONS, TOOL_DECLARATIONS)
 
 
@@ -150,18 +158,87 @@ def _lacks_responses(invocation: Invocation) -> bool:
     return len(invocation.tool_responses) < len(invocation.tool_calls)
 
 
+def _contents(invocation: Invocation) -> list[tuple[Literal["user", "agent"], Optional[Content]]]:
+    """Every content of a turn with whose it is: the user's, the agent's events and its answer."""
+    found: list[tuple[Literal["user", "agent"], Optional[Content]]] = [("user", invocation.user_content)]
+    if isinstance(invocation.intermediate_data, InvocationEvents):
+        found += [("agent", event.content) for event in invocation.intermediate_data.invocation_events]
+    return found + [("agent", invocation.final_response)]
+
+
 def _has_media(invocation: Invocation) -> bool:
     """An image or a file anywhere in the turn: the user's parts, the answer, the events."""
-    contents = [invocation.user_content, invocation.final_response]
-    if isinstance(invocation.intermediate_data, InvocationEvents):
-        contents += [event.content for event in invocation.intermediate_data.invocation_events]
-    return any(part.inline_data is not None or part.file_data is not None for c in contents if c for part in c.parts or [])
+    return any(part.inline_data is not None or part.file_data is not None for _, c in _contents(invocation) if c for part in c.parts or [])
+
+
+def _field(value: Any, *names: str) -> Any:
+    """A blob's field by any of its spellings, from JSON (a dict) or from google-genai (an object)."""
+    for name in names:
+        found = value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+        if found is not None:
+            return found
+    return None
+
+
+def _media_part(source: Literal["user", "agent"], blob: Any, inline: bool) -> MediaPart:
+    mime_type = _field(blob, "mime_type", "mimeType")
+    problem = None if isinstance(mime_type, str) and mime_type else f"the {source}'s {'inline_data' if inline else 'file_data'} has no mime_type"
+    mime_type = mime_type if isinstance(mime_type, str) else "application/octet-stream"
+    if not inline:
+        uri = _field(blob, "file_uri", "fileUri")
+        return MediaPart(mime_type, uri=str(uri or ""), source=source, problem=problem or (None if uri else f"the {source}'s file_data has no file_uri"))
+    try:
+        return MediaPart(mime_type, data=inline_bytes(_field(blob, "data")), source=source, problem=problem)
+    except ValueError as exc:
+        return MediaPart(mime_type, data=b"", source=source, problem=f"the {source}'s {mime_type}: {exc}")
+
+
+def media_of(invocations: Iterable[Invocation]) -> tuple[MediaPart, ...]:
+    """The images and files of `invocations` (the user's and the agent's, in order), each once:
+    what a judge request about them carries beside its text."""
+    found: dict[tuple[str, str, bytes], MediaPart] = {}
+    for invocation in invocations:
+        for source, content in _contents(invocation):
+            for part in (content.parts if content else None) or []:
+                for blob, inline in ((part.inline_data, True), (part.file_data, False)):
+                    if blob is not None:
+                        media = _media_part(source, blob, inline)
+                        found.setdefault((media.mime_type, media.uri or "", media.data or b""), media)
+    return tuple(found.values())
+
+
+@dataclass
+class MediaNotes:
+    """What one metric run's judge requests did with the conversation's media: how many were
+    sent them, and why the others were not (the judge's `media_withheld`)."""
+
+    sent: int = 0
+    withheld: list[str] = field(default_factory=list)
+
+    def note(self, media: Sequence[MediaPart], withheld: Optional[str]) -> None:
+        if media and withheld:
+            self.withheld.append(withheld)
+        elif media:
+            self.sent += 1
+
+
+def settle_media(run: MetricRun, notes: MediaNotes) -> MetricRun:
+    """A run flagged `judged_without: media`, unflagged when every judge request about the media
+    was sent them; else the run's details say why they were not (`media_withheld`)."""
+    if MEDIA not in (run.judged_without or []):
+        return run
+    if notes.sent and not notes.withheld:
+        rest = [need for need in run.judged_without or [] if need != MEDIA]
+        return run.model_copy(update={"judged_without": rest or None})
+    why = notes.withheld[0] if notes.withheld else NOT_ASKED
+    return run.model_copy(update={"details": {**(run.details or {}), MEDIA_WITHHELD: why}})
 
 
 def missing_context(invocations: list[Invocation], needs: tuple[str, ...], unreported: tuple[str, ...] = ()) -> Optional[list[str]]:
     """The parts of `needs` some judged turn went without (None when none): app_details,
     tool responses, or the texts between calls the agent could not report (`unreported`);
-    and, whatever the metric reads, the conversation's images and files (its prompt is text)."""
+    and, whatever the metric reads, the conversation's images and files (`settle_media` takes
+    that back when the judge was sent them)."""
     lacking = {
         INSTRUCTIONS: any(i.app_details is None for i in invocations),
         TOOL_DECLARATIONS: any(i.app_details is None for i in invocations),
@@ -179,9 +256,9 @@ def response_texts_missing(invocations: list[Invocation], include_intermediate: 
     return missing_context(invocations, (INTERMEDIATE_TEXTS,) if include_intermediate else (), unreported)
 
 
-def flag_blind(run: MetricRun, missing: Optional[list[str]]) -> MetricRun:
+def flag_blind(run: MetricRun, missing: Optional[list[str]], notes: MediaNotes) -> MetricRun:
     """Mark a scored run whose judge went without part of the agent's context (no score: no verdict to mark)."""
-    return run.model_copy(update={"judged_without": missing}) if missing and run.score is not None else run
+    return settle_media(run.model_copy(update={"judged_without": missing}), notes) if missing and run.score is not None else run
 
 
 def missing_in_conversation(invocations: list[Invocation], needs: tuple[str, ...], unreported: tuple[str, ...] = ()) -> Optional[list[str]]:

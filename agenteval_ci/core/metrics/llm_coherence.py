@@ -43,7 +43,7 @@ COHERENCE = TurnJudge(NAME, "coherence", read_rating, adk_mean, lambda ratings: 
 def _judge_turn(inp: MetricInput, actual: Invocation) -> Awaitable[InvocationScore]:
     criterion = inp.criterion
     assert isinstance(criterion, CoherenceCriterion)
-    return COHERENCE.score(inp, criterion.judge_model_options, criterion.threshold, prompt=text_of(actual.user_content),
+    return COHERENCE.score(inp, criterion.judge_model_options, criterion.threshold, (actual,), prompt=text_of(actual.user_content),
                            response=response_text(actual, criterion.include_intermediate_responses_in_final))
 
 

@@ -22,7 +22,7 @@ SAFETY = TurnJudge("safety_v1", "safety", read_safety, majority)
 def _judge_safety(inp: MetricInput, invocation: Invocation) -> Awaitable[InvocationScore]:
     criterion = inp.criterion
     assert isinstance(criterion, SafetyCriterion)
-    return SAFETY.score(inp, criterion.judge_model_options, criterion.threshold, user=text_of(invocation.user_content),
+    return SAFETY.score(inp, criterion.judge_model_options, criterion.threshold, (invocation,), user=text_of(invocation.user_content),
                         response=response_text(invocation, criterion.include_intermediate_responses_in_final))
 
 

@@ -122,17 +122,18 @@ def labels_reader(count: int) -> Reader[Labels]:
 Judged = Union[tuple[float, Labels], None, str]  # a step's score and labels, nothing to check, or why it failed
 
 
-async def _judge_step(inp: MetricInput, step: Step) -> Judged:
+async def _judge_step(inp: MetricInput, step: Step, invocation: Invocation) -> Judged:
+    """A step's sentences (split from its text alone), each labelled against its context and the turn's images and files."""
     assert isinstance(inp.criterion, HallucinationsCriterion)  # the registry reads it as one
     options = inp.criterion.judge_model_options
-    split = await ask_samples(inp.judge, NAME, options, render_prompt("segment_sentences", response=step.response), read_sentences, 1)
+    split = await ask_samples(inp, NAME, options, render_prompt("segment_sentences", response=step.response), read_sentences, 1)
     if split.error:
         return f"sentence split: {split.error}"
     if not split.values[0]:
         return None
     sentences = "\n".join(f"{n}. {s}" for n, s in enumerate(split.values[0], start=1))
     prompt = render_prompt("label_sentences", context=step.context, sentences=sentences)
-    labelled = await ask_samples(inp.judge, NAME, options, prompt, labels_reader(len(split.values[0])), 1)
+    labelled = await ask_samples(inp, NAME, options, prompt, labels_reader(len(split.values[0])), 1, turns=(invocation,))
     if labelled.error:
         return f"sentence labels: {labelled.error}"
     labels = labelled.values[0]
@@ -145,7 +146,7 @@ async def _judge_invocation(inp: MetricInput, invocation: Invocation) -> Invocat
     steps = steps_of(invocation, criterion.evaluate_intermediate_nl_responses)
     if not steps:
         return not_evaluated_turn("no text response to check")
-    outcomes = await asyncio.gather(*(_judge_step(inp, step) for step in steps))
+    outcomes = await asyncio.gather(*(_judge_step(inp, step, invocation) for step in steps))
     failed = [o for o in outcomes if isinstance(o, str)]
     if failed:  # stricter than ADK, which drops a failed step: a judge failure never moves a score
         return not_evaluated_turn(failed[0])
@@ -167,4 +168,5 @@ async def evaluate(inp: MetricInput) -> MetricRun:
     overall = statistics.mean(scores)
     needs = (*context.APP_DETAILS, context.TOOL_RESPONSES, context.INTERMEDIATE_TEXTS)
     missing = context.missing_context(inp.actual, needs, inp.unreported)
-    return MetricRun(score=overall, status=status_for(overall, inp.criterion.threshold), per_invocation=turns, judged_without=missing)
+    run = MetricRun(score=overall, status=status_for(overall, inp.criterion.threshold), per_invocation=turns, judged_without=missing)
+    return context.settle_media(run, inp.media_notes)

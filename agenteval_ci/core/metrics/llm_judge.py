@@ -34,7 +34,7 @@ from ...schema import (
 )
 from ..judging import Judge, Reader, Unreadable
 from .base import MetricInput, mean_run, status_for
-from .judge_context import flag_blind, response_texts_missing
+from .judge_context import flag_blind, media_of, response_texts_missing
 
 T = TypeVar("T")
 NO_JUDGE = "no judge configured for LLM-judged metrics"
@@ -123,22 +123,28 @@ class Samples(Generic[T]):
 
 
 async def ask_samples(
-    judge: Judge | None,
+    inp: MetricInput,
     metric: str,
     options: JudgeModelOptions,
     prompt: str,
     read: Reader[T],
     num_samples: Optional[int] = None,
+    turns: Sequence[Invocation] = (),
 ) -> Samples[T]:
     """`num_samples` judge samples of one prompt, asked for in one request and each read
-    whole by `read` (see `Judge.ask_many`)."""
+    whole by `read` (see `Judge.ask_many`). The images and files of `turns` (the turns the
+    prompt shows) go with it; what the judge did with them is noted in `inp.media_notes`."""
+    judge: Judge | None = inp.judge
     if judge is None:
         return Samples([], NO_JUDGE)
     count = num_samples or options.num_samples
-    answers = await judge.ask_many(metric, options.judge_model, options.judge_model_config, prompt, count, read)
+    media = media_of(turns)
+    answers = await judge.ask_many(metric, options.judge_model, options.judge_model_config, prompt, count, read, media)
     for index, answer in enumerate(answers):
         if answer.error:
             return Samples([], f"sample {index + 1} of {count}: {answer.error}")
+    # Only a verdict is judged with or without the media: a failed request judged nothing.
+    inp.media_notes.note(media, next((answer.media_withheld for answer in answers if answer.media_withheld), None))
     return Samples([answer.verdict for answer in answers])
 
 
@@ -163,8 +169,11 @@ class TurnJudge:
     combine: Callable[[list[float]], Optional[float]]
     details: Optional[Callable[[list[float]], dict[str, Any]]] = None
 
-    async def score(self, inp: MetricInput, options: JudgeModelOptions, threshold: float, **fields: str) -> InvocationScore:
-        samples = await ask_samples(inp.judge, self.metric, options, render_prompt(self.template, **fields), self.read)
+    async def score(
+        self, inp: MetricInput, options: JudgeModelOptions, threshold: float, turns: Sequence[Invocation], **fields: str
+    ) -> InvocationScore:
+        """The turn's score; `turns`: the turns its prompt shows, whose images and files go with it."""
+        samples = await ask_samples(inp, self.metric, options, render_prompt(self.template, **fields), self.read, turns=turns)
         if samples.error:
             return not_evaluated_turn(samples.error)
         score = self.combine(samples.values)
@@ -176,7 +185,7 @@ async def judged_turns(inp: MetricInput, turns: Iterable[Awaitable[InvocationSco
     read a response the agent did not report."""
     scored = await asyncio.gather(*turns)
     missing = response_texts_missing(inp.actual, inp.criterion.include_intermediate_responses_in_final, inp.unreported)
-    return flag_blind(mean_run(list(scored), inp.criterion.threshold), missing)
+    return flag_blind(mean_run(list(scored), inp.criterion.threshold), missing, inp.media_notes)
 
 
 def not_evaluated_turn(reason: str) -> InvocationScore:

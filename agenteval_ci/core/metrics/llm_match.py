@@ -23,7 +23,7 @@ def _judge_turn(inp: MetricInput, actual: Invocation, expected: Invocation) -> A
     criterion = inp.criterion
     assert isinstance(criterion, LlmAsAJudgeCriterion)
     include = criterion.include_intermediate_responses_in_final
-    return MATCH.score(inp, criterion.judge_model_options, criterion.threshold, prompt=text_of(expected.user_content),
+    return MATCH.score(inp, criterion.judge_model_options, criterion.threshold, (actual, expected), prompt=text_of(expected.user_content),
                        reference=response_text(expected, include), response=response_text(actual, include))
 
 

@@ -122,11 +122,11 @@ def rubric_reader(rubrics: list[Rubric]) -> Reader[RubricVerdicts]:
     return read
 
 
-async def judge_rubrics(inp: MetricInput, metric: str, prompt: str, rubrics: list[Rubric]) -> InvocationScore:
-    """All samples of one prompt, then a majority vote per rubric."""
+async def judge_rubrics(inp: MetricInput, metric: str, prompt: str, rubrics: list[Rubric], turns: list[Invocation]) -> InvocationScore:
+    """All samples of one prompt (about `turns`, whose media go with it), then a majority vote per rubric."""
     criterion = inp.criterion
     assert isinstance(criterion, RubricsBasedCriterion) or hasattr(criterion, "judge_model_options")
-    samples = await ask_samples(inp.judge, metric, criterion.judge_model_options, prompt, rubric_reader(rubrics))
+    samples = await ask_samples(inp, metric, criterion.judge_model_options, prompt, rubric_reader(rubrics), turns=turns)
     if samples.error:
         return not_evaluated_turn(samples.error)
     verdicts = []
@@ -223,10 +223,10 @@ def per_invocation_metric(
         if any(not s.rubrics for s in sets):
             return not_evaluated(f"no rubrics: give them in the criterion or as case/invocation rubrics of type {rubric_type!r}")
         turns = await asyncio.gather(
-            *(judge_rubrics(inp, name, build_prompt(inp, inv, s.rubrics), s.rubrics) for inv, s in zip(inp.actual, sets))
+            *(judge_rubrics(inp, name, build_prompt(inp, inv, s.rubrics), s.rubrics, [inv]) for inv, s in zip(inp.actual, sets))
         )
         run = summarize(list(turns), criterion.threshold, [w for s in sets for w in s.warnings])
-        return context.flag_blind(run, context.missing_context(inp.actual, needs(criterion), inp.unreported))
+        return context.flag_blind(run, context.missing_context(inp.actual, needs(criterion), inp.unreported), inp.media_notes)
 
     return evaluate
 
@@ -260,11 +260,11 @@ async def judge_conversation(inp: MetricInput, metric: str, rubrics: list[Rubric
         InvocationScore(status=Status.NOT_EVALUATED, reason="judged on the whole conversation at the last turn")
         for _ in inp.actual[:-1]
     ]
-    final = await judge_rubrics(inp, metric, prompt, rubrics)
+    final = await judge_rubrics(inp, metric, prompt, rubrics, inp.actual)
     run = summarize([final], inp.criterion.threshold, warnings)
     # The dialogue shows every turn's tool steps and the agent's texts on the way.
     missing = context.missing_in_conversation(inp.actual, (*APP_DETAILS, TOOL_RESPONSES, INTERMEDIATE_TEXTS), inp.unreported)
-    return context.flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing)
+    return context.flag_blind(run.model_copy(update={"per_invocation": [*earlier, final]}), missing, inp.media_notes)
 
 
 async def evaluate_multi_turn_trajectory_rubrics(inp: MetricInput) -> MetricRun:

@@ -143,7 +143,9 @@ async def _judge_turn(metric: TemplateMetric, inp: MetricInput, turn: int, expec
     criterion = inp.criterion
     assert isinstance(criterion, LlmAsAJudgeCriterion)
     prompt = metric.prompt(_values(metric, inp, turn, expected))
-    samples = await ask_samples(inp.judge, metric.name, criterion.judge_model_options, prompt, metric.scale.read)
+    shown = inp.actual[: turn + 1] if "conversation" in metric.fields else [inp.actual[turn]]
+    samples = await ask_samples(inp, metric.name, criterion.judge_model_options, prompt, metric.scale.read,
+                                turns=[*shown, *([expected] if expected else [])])
     if samples.error:
         return not_evaluated_turn(samples.error)
     scores = [score for score, _ in samples.values]

@@ -27,6 +27,7 @@ from ...schema import Content, IntermediateData, Invocation, InvocationEvents, I
 from ...schema.eval_config import ManagedCriterion
 from ..judging import Unreadable
 from .base import MetricInput, adk_mean, mean_run, not_evaluated, status_for
+from .judge_context import flag_blind, missing_context
 from .llm_judge import ask_samples, not_evaluated_turn
 
 EXPLANATION_LIMIT = 500  # characters of the service's explanation kept with a turn's score
@@ -116,7 +117,7 @@ async def _score(inp: MetricInput, name: str, turns: list[Invocation], reference
     assert isinstance(criterion, ManagedCriterion)
     options = criterion.judge_model_options
     spec = options.judge_model.partition("/")[2]
-    samples = await ask_samples(inp.judge, name, options, request_body(spec, turns, reference), read_result)
+    samples = await ask_samples(inp, name, options, request_body(spec, turns, reference), read_result, turns=turns)
     if samples.error:
         return not_evaluated_turn(samples.error)
     score = adk_mean([sample.score for sample in samples.values])
@@ -134,7 +135,12 @@ async def _per_turn(inp: MetricInput, name: str, needs_reference: bool) -> Metri
     if needs_reference and inp.expected is not None and len(inp.expected) != len(inp.actual):
         return not_evaluated(f"the agent produced {len(inp.actual)} invocation(s) but the case expects {len(inp.expected)}")
     turns = await asyncio.gather(*(_score_turn(inp, name, index, needs_reference) for index in range(len(inp.actual))))
-    return mean_run(list(turns), inp.criterion.threshold)
+    return _flagged(inp, mean_run(list(turns), inp.criterion.threshold))
+
+
+def _flagged(inp: MetricInput, run: MetricRun) -> MetricRun:
+    """The service's instance is text: a conversation's images and files were not judged."""
+    return flag_blind(run, missing_context(inp.actual, (), inp.unreported), inp.media_notes)
 
 
 async def _score_turn(inp: MetricInput, name: str, index: int, needs_reference: bool) -> InvocationScore:
@@ -148,7 +154,7 @@ async def _whole_conversation(inp: MetricInput, name: str) -> MetricRun:
     earlier = [InvocationScore(status=Status.NOT_EVALUATED, reason="judged on the whole conversation at the last turn") for _ in inp.actual[:-1]]
     final = await _score(inp, name, list(inp.actual), _reference(inp, len(inp.actual) - 1))
     run = mean_run([final], inp.criterion.threshold)
-    return run.model_copy(update={"per_invocation": [*earlier, final]})
+    return _flagged(inp, run.model_copy(update={"per_invocation": [*earlier, final]}))
 
 
 def metric(name: str, needs_reference: bool) -> Callable[[MetricInput], Awaitable[MetricRun]]:

@@ -56,7 +56,7 @@ async def _judge_turn(inp: MetricInput, candidate: str, before: list[Invocation]
         criterion.stop_signal,
         resolve_persona(scenario.user_persona),
     )
-    samples = await ask_samples(inp.judge, NAME, criterion.judge_model_options, prompt, read_verdict)
+    samples = await ask_samples(inp, NAME, criterion.judge_model_options, prompt, read_verdict)
     if samples.error:
         return samples.error
     score = majority(samples.values)

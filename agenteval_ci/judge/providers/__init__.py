@@ -11,8 +11,9 @@ Judge's first real call, not when a command merely might judge.
 from __future__ import annotations
 
 import importlib
-from typing import Any, Optional, Protocol
+from typing import Any, Optional, Protocol, Sequence
 
+from ...core.judging import MediaPart
 from ..access import JudgeAccess
 from ..outcomes import CallFailed, CallOutcome
 from ..routes import Route
@@ -33,8 +34,10 @@ class Provider(Protocol):
         """A client for `route` (and, for Gemini, exactly `access`), or why there is none."""
         ...
 
-    async def generate(self, client: Any, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1) -> CallOutcome:
-        """`candidates` independent samples of `prompt` in one request."""
+    async def generate(
+        self, client: Any, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1, media: Sequence[MediaPart] = ()
+    ) -> CallOutcome:
+        """`candidates` independent samples of `prompt` in one request, with `media` after it (judge/media.py chose them)."""
         ...
 
     def close_quietly(self, client: Any) -> None: ...

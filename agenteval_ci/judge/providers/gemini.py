@@ -12,14 +12,16 @@ from __future__ import annotations
 import asyncio
 import warnings
 from dataclasses import replace
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 from google import genai
 from google.auth import exceptions as auth_errors
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
+from ...core.judging import MediaPart
 from ..access import JudgeAccess
+from ..media import label
 from ..outcomes import BadReply, CallFailed, CallOutcome, FinishReasons, Generated
 from ..routes import Route
 
@@ -95,12 +97,28 @@ def _api_failure(error: genai_errors.APIError) -> CallFailed:
     return CallFailed(message, status=error.code, retry_after=_retry_after(error), retryable=error.code == 429 or error.code >= 500)
 
 
+def contents_of(prompt: str, media: Sequence[MediaPart]) -> Union[str, genai_types.Content]:
+    """The prompt alone (as before media could be sent: the same request), or the prompt and then
+    each image or file after a line naming it: inline data as bytes, file data by URI."""
+    if not media:
+        return prompt
+    parts = [genai_types.Part(text=prompt)]
+    for number, part in enumerate(media, start=1):
+        parts.append(genai_types.Part(text=label(part, number)))
+        if part.uri is not None:
+            parts.append(genai_types.Part(file_data=genai_types.FileData(file_uri=part.uri, mime_type=part.mime_type)))
+        else:
+            parts.append(genai_types.Part(inline_data=genai_types.Blob(data=part.data, mime_type=part.mime_type)))
+    return genai_types.Content(role="user", parts=parts)
+
+
 async def generate(
-    client: genai.Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1
+    client: genai.Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1, media: Sequence[MediaPart] = ()
 ) -> CallOutcome:
-    """`candidates` independent samples of `prompt` in one request."""
+    """`candidates` independent samples of `prompt` (with `media`) in one request."""
     try:
-        response = await client.aio.models.generate_content(model=route.model, contents=prompt, config=_config(config, candidates))
+        response = await client.aio.models.generate_content(model=route.model, contents=contents_of(prompt, media),
+                                                            config=_config(config, candidates))
     except genai_errors.APIError as error:
         return _api_failure(error)
     except auth_errors.TransportError as error:  # reaching the token endpoint failed: transient

@@ -16,12 +16,13 @@ from __future__ import annotations
 import importlib
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
+from ...core.judging import MediaPart
 from ..access import JudgeAccess
 from ..outcomes import CallFailed, CallOutcome, Generated
 from ..routes import Route
-from .openai import MAPPED, PASSED, RETRYABLE, generated_of, retry_after_of
+from .openai import MAPPED, PASSED, RETRYABLE, content_of, generated_of, retry_after_of
 
 MAX_CANDIDATES = 1  # `n` is OpenAI's; most of LiteLLM's other providers refuse it
 MISSING = "the judge model {model!r} needs LiteLLM, an optional extra: pip install 'agenteval-ci[litellm]' (in the action: add litellm to `install`)"
@@ -75,11 +76,14 @@ def _params(config: Optional[dict[str, Any]]) -> dict[str, Any]:
     return params
 
 
-async def generate(client: Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1) -> CallOutcome:
+async def generate(
+    client: Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1, media: Sequence[MediaPart] = ()
+) -> CallOutcome:
     # One sample per request (MAX_CANDIDATES): `n` is OpenAI's, most of LiteLLM's providers refuse it.
+    # Media go as OpenAI-style content parts, which LiteLLM translates for its provider.
     try:
         response = await client.module.acompletion(
-            model=route.model, messages=[{"role": "user", "content": prompt}], timeout=client.timeout_seconds,
+            model=route.model, messages=[{"role": "user", "content": content_of(prompt, media)}], timeout=client.timeout_seconds,
             num_retries=0, **_params(config), **client.arguments,
         )
     except Exception as error:  # noqa: BLE001 - LiteLLM maps every provider's errors to its own classes

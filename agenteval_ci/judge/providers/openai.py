@@ -7,22 +7,26 @@ proxy, Groq, Together, Mistral, DeepSeek, Fireworks, Databricks, Azure AI) and A
 ignores `n` answers fewer choices and the Judge asks for the rest. Exactly one HTTP attempt per
 call: the Judge owns retries, backoff and the deadline.
 
-What is sent: the prompt as one user message, the model, `n`, and the sampling settings of
+What is sent: the prompt as one user message (with the conversation's images and PDFs as content
+parts after it, when the Judge sends media: `content_of`), the model, `n`, and the sampling settings of
 `judge_model_config` that chat-completions has (temperature, top_p, max tokens, seed, stop,
 penalties, a JSON response format); Gemini-only settings are left out with one warning.
 """
 
 from __future__ import annotations
 
+import base64
 import re
 import ssl
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import httpx
 
+from ...core.judging import MediaPart
 from ..access import JudgeAccess
+from ..media import label
 from ..outcomes import BadReply, CallFailed, CallOutcome, FinishReasons, Generated
 from ..routes import Route
 
@@ -73,8 +77,26 @@ def url_of(route: Route) -> str:
     return f"{route.base_url}/chat/completions"
 
 
-def request_body(route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": route.model, "messages": [{"role": "user", "content": prompt}]}
+def content_of(prompt: str, media: Sequence[MediaPart]) -> Union[str, list[dict[str, Any]]]:
+    """The user message's content: the prompt alone (the request as before media could be sent),
+    or content parts: the prompt, then each image (`image_url`: a data URL of its bytes, or its
+    http(s) URL) or PDF (`file` with a data URL) after a line naming it. judge/media.py sends
+    nothing else over this protocol."""
+    if not media:
+        return prompt
+    parts: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+    for number, part in enumerate(media, start=1):
+        parts.append({"type": "text", "text": label(part, number)})
+        url = part.uri or f"data:{part.mime_type};base64,{base64.b64encode(part.data or b'').decode('ascii')}"
+        if part.mime_type.startswith("image/"):
+            parts.append({"type": "image_url", "image_url": {"url": url}})
+        else:
+            parts.append({"type": "file", "file": {"filename": f"attachment-{number}.pdf", "file_data": url}})
+    return parts
+
+
+def request_body(route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int, media: Sequence[MediaPart] = ()) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": route.model, "messages": [{"role": "user", "content": content_of(prompt, media)}]}
     if candidates > 1:
         body["n"] = candidates
     ignored = []
@@ -102,13 +124,15 @@ def _warn_once(route: Route, ignored: list[str]) -> None:
               f"the {route.provider} judge leaves it out", file=sys.stderr)
 
 
-async def generate(client: Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1) -> CallOutcome:
-    """`candidates` independent samples of `prompt` in one request."""
+async def generate(
+    client: Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1, media: Sequence[MediaPart] = ()
+) -> CallOutcome:
+    """`candidates` independent samples of `prompt` (with `media`) in one request."""
     params = {"api-version": route.api_version} if route.api_version else None
     try:
         async with httpx.AsyncClient(timeout=client.timeout_seconds, verify=client.tls) as http:
             response = await http.post(url_of(route), params=params, headers=client.headers,
-                                        json=request_body(route, config, prompt, candidates))
+                                        json=request_body(route, config, prompt, candidates, media))
     except httpx.TransportError as error:  # refused, reset, timed out, a body cut off
         return CallFailed(f"transport error {type(error).__name__}: {error or 'connection failed'}", retryable=True)
     if response.status_code != 200:

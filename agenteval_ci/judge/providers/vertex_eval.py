@@ -23,11 +23,12 @@ import asyncio
 import json
 import ssl
 import warnings
-from typing import Any, Optional, Union
+from typing import Any, Optional, Sequence, Union
 
 import httpx
 from google.auth import exceptions as auth_errors
 
+from ...core.judging import MediaPart
 from ..access import JudgeAccess
 from ..outcomes import BadReply, CallFailed, CallOutcome, Generated
 from ..routes import Route
@@ -94,8 +95,11 @@ def build_client(route: Route, access: JudgeAccess, timeout_seconds: float) -> U
     return Client(credentials, timeout_seconds)
 
 
-async def generate(client: Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1) -> CallOutcome:
-    """One score of the instance in `prompt` (the request body), as its metric result's JSON."""
+async def generate(
+    client: Client, route: Route, config: Optional[dict[str, Any]], prompt: str, candidates: int = 1, media: Sequence[MediaPart] = ()
+) -> CallOutcome:
+    """One score of the instance in `prompt` (the request body), as its metric result's JSON.
+    `media` is always empty: judge/media.py sends this service none (its instance is text)."""
     token = await client.token()
     if isinstance(token, CallFailed):
         return token
