@@ -13,7 +13,7 @@ slows both alike; the best wall time of each counts, as timeit and hyperfine rep
 Our package is byte-compiled first, as pip compiles an installed one and google-adk's is: a
 checkout run with PYTHONDONTWRITEBYTECODE would otherwise compile ours from source every run.
 Prints both, the ratio, each process's peak memory, and checks every overall and
-per-invocation score is identical. The target is >= 5x.
+per-invocation score is identical. The target is >= 8x (issue 37).
 Also prints what our alignment metrics (tool_trajectory_alignment_score, tool_argument_match_score)
 cost on the same cases: in process, and whole process with both added to the criteria.
 """
@@ -186,7 +186,7 @@ def main() -> None:
     print(f"cases: {args.cases} (seed {args.seed}, {low}-{high} words per reply), scored turn-metric pairs: {pairs}")
     print(f"agenteval score:        {ours_wall:7.2f} s   peak RSS {ours_peak:7.1f} MiB   {_spread(ours_runs)}")
     print(f"google-adk evaluators:  {adk_wall:7.2f} s   peak RSS {adk_peak:7.1f} MiB   {_spread(adk_runs)}")
-    print(f"speed-up, whole process: {adk_wall / ours_wall:.1f}x, best of {args.repeat} each (target >= 5x)")
+    print(f"speed-up, whole process: {adk_wall / ours_wall:.1f}x, best of {args.repeat} each (target >= 8x)")
     print(f"metric computation only (in process, data loaded): agenteval {ours_metrics:.2f} s, "
           f"google-adk {adk_metrics:.2f} s, {adk_metrics / ours_metrics:.1f}x")
     print("alignment metrics (in process, data loaded, default rules): "
