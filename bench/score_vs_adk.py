@@ -10,8 +10,10 @@ response_match_score. Then times, each in its own process:
         TrajectoryEvaluator + RougeEvaluator over every case.
 Each side runs --repeat times (default 3), the two alternating so that a noisy machine
 slows both alike; the best wall time of each counts, as timeit and hyperfine report.
+Our package is byte-compiled first, as pip compiles an installed one and google-adk's is: a
+checkout run with PYTHONDONTWRITEBYTECODE would otherwise compile ours from source every run.
 Prints both, the ratio, each process's peak memory, and checks every overall and
-per-invocation score is identical. The target is >= 5x.
+per-invocation score is identical. The target is >= 8x (issue 37).
 Also prints what our alignment metrics (tool_trajectory_alignment_score, tool_argument_match_score)
 cost on the same cases: in process, and whole process with both added to the criteria.
 """
@@ -19,6 +21,7 @@ cost on the same cases: in process, and whole process with both added to the cri
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import resource
 import subprocess
@@ -158,6 +161,7 @@ def main() -> None:
     )
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side; the best wall time counts")
     args = parser.parse_args()
+    compileall.compile_dir(ROOT / "agenteval_ci", quiet=1)  # as an installed package is (see the docstring)
     with tempfile.TemporaryDirectory(prefix="agenteval-bench-") as tmp:
         folder = Path(tmp)
         eval_set, actual = write_inputs(folder, args.cases, args.seed, tuple(args.reply_words))
@@ -182,7 +186,7 @@ def main() -> None:
     print(f"cases: {args.cases} (seed {args.seed}, {low}-{high} words per reply), scored turn-metric pairs: {pairs}")
     print(f"agenteval score:        {ours_wall:7.2f} s   peak RSS {ours_peak:7.1f} MiB   {_spread(ours_runs)}")
     print(f"google-adk evaluators:  {adk_wall:7.2f} s   peak RSS {adk_peak:7.1f} MiB   {_spread(adk_runs)}")
-    print(f"speed-up, whole process: {adk_wall / ours_wall:.1f}x, best of {args.repeat} each (target >= 5x)")
+    print(f"speed-up, whole process: {adk_wall / ours_wall:.1f}x, best of {args.repeat} each (target >= 8x)")
     print(f"metric computation only (in process, data loaded): agenteval {ours_metrics:.2f} s, "
           f"google-adk {adk_metrics:.2f} s, {adk_metrics / ours_metrics:.1f}x")
     print("alignment metrics (in process, data loaded, default rules): "

@@ -26,8 +26,8 @@ from ..files.readers import printable, regular_or_kind
 from ..files.results_file import ResultsFile, results_file
 from ..files.spill import SpilledDigests
 from ..report.console import PLAIN, Style
+from ..report.judged_blind import JudgedBlind
 from ..report.table import Table
-from ..report.view import JudgedBlind
 from ..schema import CaseResult, Results
 
 if TYPE_CHECKING:

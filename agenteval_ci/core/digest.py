@@ -21,7 +21,7 @@ from typing import Any, Protocol, cast
 from ..schema import AdaptiveInfo, CaseResult, Results, RunRecord, RunStats, ShardInfo, Status
 from ..schema.judge import JudgeFingerprint
 from ..schema.results import CaseNaming, RejudgedBaseline
-from .figures import FIGURE_KEYS, run_figure
+from .figures import FIGURE_KEYS, run_figures
 from .recorded_outputs import outputs_digest
 
 
@@ -202,7 +202,7 @@ def _judge(judge: JudgeFingerprint | None) -> JudgeFingerprint | None:
 
 
 def _run_digest(run: RunRecord) -> RunDigest:
-    values = tuple(run_figure(run, key) for key in FIGURE_KEYS)
+    values = run_figures(run)
     figures = values if any(v is not None for v in values) else None
     unpriced = None if run.unpriced_models is None else tuple(sys.intern(m) for m in run.unpriced_models)
     if run.error is None and run.duration is None and run.cost_usd is None and unpriced is None and figures is None:

@@ -11,7 +11,7 @@ from typing import Protocol, cast
 
 from ..schema import Invocation, RunRecord
 from ..schema.settings import GateSettings
-from .metrics.efficiency import duration_breakdown, inference_call_count, token_breakdown
+from .metrics.efficiency import TokenBreakdown, duration_breakdown, inference_call_count, token_breakdown
 
 
 def _mean(values: Iterable[float | None]) -> float | None:
@@ -19,14 +19,15 @@ def _mean(values: Iterable[float | None]) -> float | None:
     return sum(present) / len(present) if present else None
 
 
-def _tokens(direction: str) -> Callable[[list[Invocation]], float | None]:
+def _token_mean(breakdowns: list[TokenBreakdown], direction: str) -> float | None:
     """token_usage_v1's figure: per turn, a count a turn's calls left out is zero for that turn,
     None only when no turn reported it."""
-    def figure(invocations: list[Invocation]) -> float | None:
-        counts = [getattr(token_breakdown(i), direction) for i in invocations]
-        return sum(c or 0 for c in counts) / len(counts) if any(c is not None for c in counts) else None
+    counts = [getattr(b, direction) for b in breakdowns]
+    return sum(c or 0 for c in counts) / len(counts) if any(c is not None for c in counts) else None
 
-    return figure
+
+def _tokens(direction: str) -> Callable[[list[Invocation]], float | None]:
+    return lambda invocations: _token_mean([token_breakdown(i) for i in invocations], direction)
 
 
 def _per_turn(value_of: Callable[[Invocation], float | None]) -> Callable[[list[Invocation]], float | None]:
@@ -38,12 +39,13 @@ class Figure:
     what: str  # in words, for reports
     of_turns: Callable[[list[Invocation]], float | None] | None  # per turn, as ADK's metric; None: of the run
     digits: int  # shown with this many decimals
+    tokens: str | None = None  # a token figure: this count of each turn's token_breakdown (run_figures shares them)
 
 
 FIGURES: dict[str, Figure] = {
-    "token_usage_v1": Figure("tokens per turn", _tokens("total_tokens"), 0),
-    "input_tokens": Figure("input tokens per turn", _tokens("input_tokens"), 0),
-    "output_tokens": Figure("output tokens per turn", _tokens("output_tokens"), 0),
+    "token_usage_v1": Figure("tokens per turn", _tokens("total_tokens"), 0, tokens="total_tokens"),
+    "input_tokens": Figure("input tokens per turn", _tokens("input_tokens"), 0, tokens="input_tokens"),
+    "output_tokens": Figure("output tokens per turn", _tokens("output_tokens"), 0, tokens="output_tokens"),
     "inference_call_count_v1": Figure("model calls per turn", _per_turn(inference_call_count), 2),
     "tool_call_count_v1": Figure("tool calls per turn", _per_turn(lambda i: float(len(i.tool_calls))), 2),
     "invocation_duration_v1": Figure("seconds per turn", _per_turn(lambda i: duration_breakdown(i).total_seconds), 2),
@@ -77,6 +79,15 @@ def run_figure(run: object, key: str) -> float | None:
         return run.cost_usd
     of_turns = FIGURES[key].of_turns
     return of_turns(run.invocations) if of_turns else None
+
+
+def run_figures(run: RunRecord) -> tuple[float | None, ...]:
+    """Every figure of a run, in FIGURE_KEYS' order, each as run_figure gives it; the turns'
+    token breakdowns are worked out once for the three token figures (a run's digest asks all)."""
+    if run.error or not run.invocations:
+        return (None,) * len(FIGURE_KEYS)
+    breakdowns = [token_breakdown(i) for i in run.invocations]
+    return tuple(_token_mean(breakdowns, f.tokens) if f.tokens else run_figure(run, key) for key, f in FIGURES.items())
 
 
 def kept_figures(settings: GateSettings) -> list[str]:

@@ -85,8 +85,10 @@ def fingerprint(metric: ConfiguredMetric, trace: JudgeTrace | None) -> Optional[
     interval = metric.spec.user_interval
     if metric.spec.user_code_hash and not metric.spec.judged:
         return JudgeFingerprint(model=USER_METRIC, prompt=metric.spec.user_code_hash, config={"interval": list(interval)} if interval else None)
+    if not metric.spec.judged:  # asked first: most metrics are not, and the criterion's getattr is slow
+        return None
     options = judge_options(metric.criterion)
-    if not metric.spec.judged or options is None:
+    if options is None:
         return None
     providers = sorted(trace.providers) if trace else []
     return JudgeFingerprint(

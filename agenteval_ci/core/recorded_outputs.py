@@ -34,19 +34,23 @@ def planned_runs(case: WithRuns) -> int:
     return len(case.runs) if case.planned_runs is None else min(case.planned_runs, len(case.runs))
 
 
+# What a judge reads of a run (no timings, no costs): what the baseline records of it.
+_RECORDED_FIELDS = {"index", "invocations", "error", "unreported", "final_session_state"}
+
+
 def recorded_runs(case: WithRecordedRuns) -> list[RunRecord]:
     """The runs the case's baseline scores come from, its planned runs (core/baseline.py's
     planned view: re-runs chosen by outcome would bias them), with what a judge reads of them (no timings)."""
-    return [RunRecord(index=run.index, invocations=run.invocations, error=run.error, unreported=run.unreported,
-                      final_session_state=run.final_session_state)
-            for run in case.runs[:planned_runs(case)]]
+    return [RunRecord(**{name: getattr(run, name) for name in _RECORDED_FIELDS}) for run in case.runs[:planned_runs(case)]]
 
 
 def outputs_digest(case: WithRecordedRuns) -> str:
-    """Names the recorded runs: the same runs of the same case, the same digest."""
+    """Names the recorded runs: the same runs of the same case, the same digest. Each run's
+    recorded fields are serialized from the run itself (the bytes of recorded_runs' copy of it,
+    without making the copy)."""
     digest = hashlib.sha256(case.fingerprint.encode())
-    for run in recorded_runs(case):
-        digest.update(run.__pydantic_serializer__.to_json(run, exclude_none=True))
+    for run in case.runs[:planned_runs(case)]:
+        digest.update(run.__pydantic_serializer__.to_json(run, include=_RECORDED_FIELDS, exclude_none=True))
     return digest.hexdigest()[:16]
 
 

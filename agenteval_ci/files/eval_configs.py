@@ -28,7 +28,6 @@ from ..schema.eval_set import EvalCase
 from ..schema.problems import problems_from
 from .agents_cli_config import criteria_of, is_agents_cli_config
 from .readers import parse_yaml, read_json, read_text
-from .user_metrics import own_metric_spec
 
 
 @dataclass(frozen=True)
@@ -151,7 +150,11 @@ def read_custom_metrics(declared: dict[str, CustomMetricConfig] | None, base_dir
     """A file's `custom_metrics` (already parsed into CustomMetricConfig) as registry rows, paths
     relative to `base_dir`. Nothing is imported or run here: each runs on first use. Other
     readers of metric declarations (agents-cli's eval_config.yaml) call this too."""
-    return {name: own_metric_spec(name, config, base_dir) for name, config in (declared or {}).items()}
+    if not declared:
+        return {}
+    from .user_metrics import own_metric_spec  # loaded only for a config that declares one: score's import time
+
+    return {name: own_metric_spec(name, config, base_dir) for name, config in declared.items()}
 
 
 def read_agents_cli_metrics(file: str, at: str, entries: list[Any], base_dir: Path) -> tuple[dict[str, MetricSpec], list[Problem]]:
@@ -174,7 +177,7 @@ def read_agents_cli_metrics(file: str, at: str, entries: list[Any], base_dir: Pa
         except pydantic.ValidationError as exc:
             problems.extend(problems_from(exc, file, CustomMetricConfig, prefix=where))
             continue
-        metrics[entry["name"]] = own_metric_spec(entry["name"], config, base_dir)
+        metrics.update(read_custom_metrics({entry["name"]: config}, base_dir))
     return metrics, problems
 
 

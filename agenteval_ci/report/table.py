@@ -8,7 +8,7 @@ from ..core.baseline import rubric_pass_rates
 from ..core.budgets import suite_costs
 from ..core.digest import ScoredCase, ScoredMetric, ScoredResults
 from ..schema import AdaptiveInfo, CaseResult, Outcome, RunStats, Status
-from ..schema.labels import case_labels
+from ..schema.labels import case_labels, label
 from ..schema.vocabulary import case_words
 from .console import PLAIN, Style, turn_details
 
@@ -72,8 +72,8 @@ class Table:
         self.runs += len(case.runs)
         self.unscored += sum(m.threshold is not None and m.status == Status.NOT_EVALUATED for m in case.metrics.values())
         word, colour = _lead(case, self.outcomes)
-        label = self.labels.get(case.key) or case_labels([case])[case.key]
-        lines = [_case_line(word, colour, max(self.width, len(word) + 1), label, self.style)]
+        name = self.labels.get(case.key) or label(case.suite, case.eval_set_id, case.eval_id)  # alone, a case's plain label is its own
+        lines = [_case_line(word, colour, max(self.width, len(word) + 1), name, self.style)]
         # When every run failed, the reason line says why; its unscored metrics would only repeat it.
         ran = not case.runs or any(not run.error for run in case.runs)
         for name, metric in case.metrics.items():

@@ -22,6 +22,7 @@ from ..schema.settings import percent
 from ..schema.vocabulary import case_words
 from .diff import aligned_trajectory_diff, intermediate_diff, response_diff, state_diff, trajectory_diff
 from .judge_notes import judge_alert, judge_notes
+from .judged_blind import judged_blind_warnings
 from .text import fmt, fmt_delta, fmt_rate, inline
 
 RATIONALE_CHARS = 600
@@ -383,38 +384,6 @@ def judged_without_text(missing: Iterable[str]) -> str:
     names = " and ".join(_WENT_WITHOUT.get(item, (item, ""))[0] for item in items)
     causes = "; ".join(dict.fromkeys(_WENT_WITHOUT[item][1] for item in items if item in _WENT_WITHOUT))
     return f"{names}: {causes}" if causes else names
-
-
-class JudgedBlind:
-    """Judged metrics whose judge went without part of the agent's context (app_details, tool
-    responses, texts between calls), counted a case at a time, so a blind verdict is never silent."""
-
-    def __init__(self) -> None:
-        self.cases: dict[str, int] = {}
-        self.missing: dict[str, dict[str, None]] = {}
-        self.judged: dict[str, int] = {}
-
-    def add(self, case: ScoredCase) -> None:
-        for name, metric in case.metrics.items():
-            self.judged[name] = self.judged.get(name, 0) + 1
-            if metric.judged_without:
-                self.cases[name] = self.cases.get(name, 0) + 1
-                self.missing.setdefault(name, {}).update(dict.fromkeys(metric.judged_without))
-
-    def warnings(self) -> list[str]:
-        """One line per such metric."""
-        lines = []
-        for name, count in sorted(self.cases.items()):
-            names, _, causes = judged_without_text(self.missing[name]).partition(": ")
-            lines.append(f"`{name}` was judged without {names} in {count} of {self.judged[name]} case(s): {causes}")
-        return lines
-
-
-def judged_blind_warnings(results: ScoredResults) -> list[str]:
-    blind = JudgedBlind()
-    for case in results.cases:
-        blind.add(case)
-    return blind.warnings()
 
 
 def _runs_fact(results: ScoredResults, runs: int) -> str:

@@ -184,13 +184,15 @@ def test_unknown_top_level_key_is_a_warning_and_the_file_still_scores(tmp_path, 
     assert f"warning: {path.as_posix()} at $.owner: unknown key; google-adk ignores it" in capsys.readouterr().err
 
 
-def test_a_deterministic_score_loads_neither_the_judge_nor_asyncio(tmp_path):
-    """Start-up time is part of every CI job; the judged metrics' modules load only when used."""
+def test_a_deterministic_score_loads_neither_the_judge_nor_asyncio_nor_the_user_metrics_runner(tmp_path):
+    """Start-up time is part of every CI job; the judged metrics' modules, what runs the user's
+    own metrics, and the gate with the PR comment's view (`score` compares nothing) load only when used."""
     path = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
     code = (
         "import sys; from agenteval_ci.cli import main; "
         f"code = main(['score', {str(path)!r}, '--actual', {str(path)!r}, '--json', {str(tmp_path / 'r.json')!r}]); "
-        "print(code, sorted(m for m in sys.modules if m == 'asyncio' or m.startswith(('agenteval_ci.judge', 'agenteval_ci.core.metrics.llm', 'google.genai'))))"
+        "print(code, sorted(m for m in sys.modules if m == 'asyncio' or m.startswith(('agenteval_ci.judge', 'agenteval_ci.core.metrics.llm', 'google.genai', "
+        "'agenteval_ci.files.user_metrics', 'agenteval_ci.core.metrics.user', 'agenteval_ci.report.view', 'agenteval_ci.core.gate'))))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
     assert proc.stdout.strip().splitlines()[-1] == "0 []", proc.stderr

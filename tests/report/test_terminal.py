@@ -18,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.report.test_comment import check_golden
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -115,3 +117,22 @@ def test_every_report_names_and_words_the_cases_as_the_terminal_does(tmp_path):
         ("default.simple", "simple"), ("default.a554f356-c2b0-4b18-94cb-479d98b3192f", "pretrip")}
     assert cases[("default.home", "dimmer")].find("failure").get("message") == "REGRESSED: response_match_score"
     assert cases[("default.home", "music")].find("failure") is None
+
+
+@pytest.mark.parametrize(("eval_set_id", "eval_id"), [
+    ("home", "lights_off"),
+    ("tests/legacy/home.test.json", "tests/legacy/home.test.json"),  # a legacy file: both named after it
+    ("home", "/Users/me/project/tests/home/lights.evalset.json"),  # converted by ADK: the author's path
+    ("a/b/c/d.evalset.json", "case"),
+])
+def test_a_case_printed_as_it_is_scored_is_labelled_as_it_alone_would_be(monkeypatch, eval_set_id, eval_id):
+    """`score` prints each case as it is scored, with no other case to tell it from: its label is
+    case_labels' of it alone, made without looking for clashes there cannot be."""
+    from agenteval_ci.report import table
+    from agenteval_ci.schema import CaseResult, EvalCase, Status
+    from agenteval_ci.schema.labels import case_labels
+
+    case = CaseResult(eval_set_id=eval_set_id, eval_id=eval_id, fingerprint="f", status=Status.PASSED, eval_case=EvalCase(eval_id=eval_id, conversation=[]))
+    alone = case_labels([case])[case.key]
+    monkeypatch.setattr(table, "case_labels", lambda cases: pytest.fail("labels worked out for a case alone"))
+    assert table.Table().lines(case)[0].endswith(f" {alone}")

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ...schema.baseline import Baseline
-from ..digest import ScoredCase, ScoredResults
+from ..digest import ScoredResults
 from .noise import increase_of
 from .pairs import Pairs, candidate_mean, missing_figure, pairs_of
 from .verdict import finite
@@ -27,33 +26,39 @@ class SuiteCost:
     change: float | None = None  # paired / baseline - 1
 
 
+@dataclass
+class _Tally:
+    """A suite's cases' costs, as one pass over every case finds them."""
+
+    priced: bool = False  # some run reported its model usage (a cost, or a model without a price)
+    means: array[float] = field(default_factory=lambda: array("d"))  # each case's mean cost per run
+    missing: int = 0  # cases without a cost
+    first: str = ""  # the first of them, and why
+
+
 def suite_costs(results: ScoredResults, baseline: Baseline | None) -> tuple[SuiteCost, ...]:
-    """Per suite whose agent reported its model usage (a Python agent may report none)."""
-    found = (_suite_cost(results, baseline, suite) for suite in sorted({c.suite for c in results.cases}))
-    return tuple(cost for cost in found if cost is not None)
-
-
-def _suite_cost(results: ScoredResults, baseline: Baseline | None, suite: str) -> SuiteCost | None:
-    """A case at a time (a suite may have 100,000s): the first case without a cost, and a count."""
-    def cases() -> Iterator[ScoredCase]:
-        return (c for c in results.cases if c.suite == suite)
-
-    if not any(r.cost_usd is not None or r.unpriced_models for c in cases() for r in c.runs):
-        return None  # no model call reported its usage: nothing to price, nothing to say
-    means, missing, first = array("d"), 0, ""
-    for case in cases():
+    """Per suite whose agent reported its model usage (a Python agent may report none). One pass
+    over the cases: a suite may have 100,000s, each read from disk as it is asked for."""
+    tallies: dict[str, _Tally] = {}
+    for case in results.cases:
+        tally = tallies.setdefault(case.suite, _Tally())
+        tally.priced = tally.priced or any(r.cost_usd is not None or r.unpriced_models for r in case.runs)
         if case.run_errors:
             continue
         mean = candidate_mean(case, "cost_usd")[0]
         if mean is None:
-            missing += 1
-            first = first or f"{case.key}: {missing_figure(case, 'cost_usd')}"
+            tally.missing += 1
+            tally.first = tally.first or f"{case.key}: {missing_figure(case, 'cost_usd')}"
         else:
-            means.append(mean)
-    cost = None if missing or not means else sum(means)
+            tally.means.append(mean)
+    return tuple(_suite_cost(results, baseline, suite, tallies[suite]) for suite in sorted(tallies) if tallies[suite].priced)
+
+
+def _suite_cost(results: ScoredResults, baseline: Baseline | None, suite: str, tally: _Tally) -> SuiteCost:
+    cost = None if tally.missing or not tally.means else sum(tally.means)
     pairs = pairs_of(results, baseline, suite, "cost_usd")[0] if baseline else Pairs()
     before = sum(p.delta.baseline for p in pairs) if pairs else None
     after = sum(p.delta.candidate for p in pairs) if pairs else None
     change = finite(increase_of(before, after)) if before is not None and after is not None else None
-    unknown = f"{missing} case(s) without a cost (first: {first})" if missing else ""
+    unknown = f"{tally.missing} case(s) without a cost (first: {tally.first})" if tally.missing else ""
     return SuiteCost(suite, cost, unknown, len(pairs), before, after, change)

@@ -1,0 +1,178 @@
+"""What `score` works out once per case, and the same values and bytes as worked out before.
+
+bench/score_vs_adk.py times `score`; these tests hold its shortcuts to the values the long way
+gives (a run's figures, the recorded outputs' digest that committed baselines store, a suite's
+cost) over generated cases of every shape, and count the work each shortcut saves (no timings).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+from agenteval_ci.core import figures
+from agenteval_ci.core.budgets import suite_costs
+from agenteval_ci.core.digest import ResultsDigest, digest
+from agenteval_ci.core.figures import FIGURE_KEYS, run_figure
+from agenteval_ci.core.fingerprint import case_fingerprint
+from agenteval_ci.core.judge_fingerprint import fingerprint
+from agenteval_ci.core.metrics import ConfiguredMetric
+from agenteval_ci.core.recorded_outputs import outputs_digest, recorded_runs
+from agenteval_ci.files.eval_configs import load_eval_config
+from agenteval_ci.schema import CaseResult, EvalSet, Results, RunRecord, Status
+from tests.core.metrics.casegen import generate
+
+
+def _runs(rng: random.Random, conversations: list[Any]) -> list[RunRecord]:
+    """One to three runs of a case, of every shape a run takes: failed, without turns, timed,
+    priced or with unpriced models, with what the agent could not report, with its session state."""
+    runs = []
+    for index in range(rng.choice([1, 1, 2, 3])):
+        roll = rng.random()
+        runs.append(RunRecord(
+            index=index,
+            invocations=[] if roll < 0.05 else rng.choice(conversations),
+            error="the agent raised" if 0.05 <= roll < 0.12 else None,
+            duration=rng.choice([None, round(rng.uniform(0.1, 9), 3)]),
+            cost_usd=rng.choice([None, None, 0.0, round(rng.uniform(0, 0.02), 6)]),
+            unpriced_models=rng.choice([None, None, ["<model not reported>"], ["gemini-x", "gpt-y"]]),
+            unreported=rng.choice([None, ["intermediate_texts"]]),
+            final_session_state=rng.choice([None, {}, {"cart": ["a", 1, 2.5], "ünï": None}]),
+        ))
+    return runs
+
+
+def _cases(count: int, seed: int = 11) -> list[CaseResult]:
+    rng = random.Random(seed)
+    expected, actual = generate(seed=seed, num_cases=count)
+    conversations = [c.conversation for c in EvalSet.model_validate(actual).eval_cases]
+    cases = []
+    for i, case in enumerate(EvalSet.model_validate(expected).eval_cases):
+        runs = _runs(rng, conversations)
+        cases.append(CaseResult(
+            suite=rng.choice(["a", "b", "c"]), eval_set_id="generated", eval_id=case.eval_id, fingerprint=f"{i:016x}",
+            status=Status.PASSED, runs=runs, eval_case=case, planned_runs=rng.choice([None, None, 0, 1, 2, 5]),
+        ))
+    return cases
+
+
+CASES = _cases(300)
+
+
+def test_a_runs_figures_are_each_figure_run_figure_gives():
+    runs = [run for case in CASES for run in case.runs]
+    assert any(run_figure(r, "token_usage_v1") is not None for r in runs)  # the generated runs report usage
+    for run in runs:
+        assert figures.run_figures(run) == tuple(run_figure(run, key) for key in FIGURE_KEYS)
+
+
+def test_a_digest_works_out_each_turns_token_counts_once(monkeypatch):
+    """Three token figures (total, input, output) share each turn's breakdown."""
+    counted = []
+    breakdown = figures.token_breakdown
+    monkeypatch.setattr(figures, "token_breakdown", lambda invocation: counted.append(invocation) or breakdown(invocation))
+    case = next(c for c in CASES if all(not r.error and r.invocations for r in c.runs))
+    digest(case)
+    assert len(counted) == sum(len(r.invocations) for r in case.runs)
+
+
+def _digest_of_copies(case: CaseResult) -> str:
+    """The recorded outputs' digest as it was first defined: of each recorded copy of a run."""
+    found = hashlib.sha256(case.fingerprint.encode())
+    for run in recorded_runs(case):
+        found.update(run.__pydantic_serializer__.to_json(run, exclude_none=True))
+    return found.hexdigest()[:16]
+
+
+def test_the_recorded_outputs_digest_is_the_digest_of_the_recorded_copies():
+    for case in CASES:
+        assert outputs_digest(case) == _digest_of_copies(case)
+
+
+def _hash_of(values: list[str]) -> str:
+    return hashlib.sha256(" ".join(values).encode()).hexdigest()[:16]
+
+
+def test_the_digests_and_fingerprints_are_the_ones_baselines_store():
+    """Committed baselines name their recorded outputs by this digest and their cases by this
+    fingerprint: pinned (as the code before this shortcut gave them), so no change to how either
+    is worked out can change them."""
+    assert [outputs_digest(case) for case in CASES[:3]] == ["159ca97ff2a1f51c", "665e994827f6b031", "d0830ddd66cb9d11"]
+    assert _hash_of([outputs_digest(case) for case in CASES]) == "3c3b2ced0b79739c"
+    assert _hash_of([case_fingerprint(case.eval_case) for case in CASES]) == "a41a17a1ab332535"
+
+
+def test_the_recorded_outputs_digest_copies_no_run(monkeypatch):
+    made = []
+    monkeypatch.setattr(RunRecord, "__init__", lambda self, **fields: made.append(fields))
+    outputs_digest(CASES[0])
+    assert made == []
+
+
+class _Counted(Sequence[Any]):
+    """A results file's cases read from disk as they are asked for: counts the passes over them."""
+
+    def __init__(self, cases: list[Any]) -> None:
+        self.cases, self.passes = cases, 0
+
+    def __iter__(self) -> Iterator[Any]:
+        self.passes += 1
+        return iter(self.cases)
+
+    def __len__(self) -> int:
+        return len(self.cases)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.cases[index]
+
+
+def _suite_costs_the_long_way(cases: list[CaseResult]) -> dict[str, tuple[float | None, str]]:
+    """Per suite with a run that reported its usage: the cost of a run of it (the sum of each case's
+    mean cost per run with turns; cases with a failed run left out), or None and how many cases had
+    none, the first named."""
+    found = {}
+    for suite in sorted({c.suite for c in cases}):
+        mine = [c for c in cases if c.suite == suite]
+        if not any(r.cost_usd is not None or r.unpriced_models for c in mine for r in c.runs):
+            continue
+        costs = [[r.cost_usd for r in c.runs if r.cost_usd is not None and r.invocations] for c in mine if not c.run_errors]
+        missing = [c for c, known in zip([c for c in mine if not c.run_errors], costs) if not known]
+        cost = None if missing or not costs else sum(sum(known) / len(known) for known in costs)
+        found[suite] = (cost, f"{len(missing)} case(s) without a cost (first: {missing[0].key}: cost_usd unknown" if missing else "")
+    return found
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_suite_costs_read_the_cases_once_and_cost_each_suite_as_before(seed):
+    rng = random.Random(seed)
+    cases = [digest(c) for c in rng.sample(CASES, 120)]
+    if seed == 3:  # a suite whose agent reported no usage at all: no cost line for it
+        cases = [c for c in cases if c.suite != "c" or not any(r.cost_usd is not None or r.unpriced_models for r in c.runs)]
+    counted = _Counted(cases)
+    costs = suite_costs(ResultsDigest(Results(tool_version="0", created_at="now"), counted, lambda keys: {}), None)
+    assert counted.passes == 1
+    whole = {c.key: c for c in CASES}
+    expected = _suite_costs_the_long_way([whole[c.key] for c in cases])
+    assert [c.suite for c in costs] == list(expected)
+    for cost in costs:
+        assert cost.cost == pytest.approx(expected[cost.suite][0])
+        assert cost.unknown.startswith(expected[cost.suite][1])
+
+
+def test_a_metric_no_judge_scores_has_no_judge_fingerprint_and_its_criterion_is_not_read(tmp_path):
+    config = tmp_path / "test_config.json"
+    config.write_text('{"criteria": {"tool_trajectory_avg_score": 1.0, "response_match_score": 0.8}}')
+    metrics = load_eval_config(str(config)).metrics
+    assert metrics and all(not m.spec.judged for m in metrics)
+
+    class Unreadable:
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"the criterion's {name} was read")
+
+    for metric in metrics:
+        unread = ConfiguredMetric(**{**vars(metric), "criterion": Unreadable()})
+        assert fingerprint(unread, None) is None
