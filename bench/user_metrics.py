@@ -23,7 +23,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agenteval_ci.core.metrics import REGISTRY, MetricInput  # noqa: E402
-from agenteval_ci.core.metrics.user import user_spec  # noqa: E402
 from agenteval_ci.files.eval_configs import read_custom_metrics  # noqa: E402
 from agenteval_ci.schema import BaseCriterion, EvalSet  # noqa: E402
 from agenteval_ci.schema.eval_config import CustomMetricConfig  # noqa: E402
@@ -81,8 +80,7 @@ def main() -> None:
     metrics = read_custom_metrics({k: CustomMetricConfig.model_validate(v) for k, v in forms.items()}, folder)
     anchor = _seconds(REGISTRY["response_match_score"].evaluate, inputs, awaited=False)
     print(f"{n} cases; anchor response_match_score: {anchor / n * 1e3:.3f} ms a case")
-    for name, metric in metrics.items():
-        spec = user_spec(metric)
+    for name, spec in metrics.items():
         spent = _seconds(spec.evaluate, inputs, awaited=True)
         line = f"{name:>22}: {spent / n * 1e3:.3f} ms a case, {(spent - anchor) / n * 1e3:+.3f} ms over the anchor"
         if name == "command":
