@@ -27,16 +27,17 @@ class EvalSetFormat:
     read: Callable[[str, Any], tuple[EvalSet, list[Problem]]]
     read_traces: Callable[[str, Any], dict[str, list[Invocation]]]
     suffixes: tuple[str, ...] = ()  # files that are not JSON, read by `parse`
-    parse: Optional[Callable[[str, str], Any]] = None
+    parse: Optional[Callable[[str, str], Any]] = None  # None from it: not this format's file, the next format of the suffix reads it
+    holds: Optional[Callable[[str, str], bool]] = None  # (text, suffix): a peek at a text file found in a folder
 
 
 FORMATS: tuple[EvalSetFormat, ...] = (
     EvalSetFormat(gemini_dataset.FORMAT_NAME, gemini_dataset.recognises, gemini_dataset.read, gemini_dataset.read_traces),
     EvalSetFormat(vertex_rows.FORMAT_NAME, vertex_rows.recognises, vertex_rows.read, vertex_rows.read_traces,
-                  vertex_rows.SUFFIXES, vertex_rows.parse),
+                  vertex_rows.SUFFIXES, vertex_rows.parse, vertex_rows.has_columns),
 )
 
-TEXT_SUFFIXES = tuple(suffix for f in FORMATS for suffix in f.suffixes)
+TEXT_SUFFIXES = tuple(dict.fromkeys(suffix for f in FORMATS for suffix in f.suffixes))
 
 
 def format_of(data: Any) -> EvalSetFormat | None:
@@ -49,10 +50,14 @@ def misnamed(name: str, text: str) -> Problem | None:
 
 
 def parsed_by_suffix(name: str, text: str) -> tuple[EvalSetFormat, Any] | None:
-    """A file whose suffix a format reads as text (JSONL, CSV): its format and its data."""
+    """A file whose suffix a format reads as text (JSONL, CSV): its format and its data. Formats
+    sharing a suffix are tried in order; one whose `parse` gives None passes the file on."""
     suffix = PurePath(name).suffix.lower()
-    found = next((f for f in FORMATS if suffix in f.suffixes and f.parse is not None), None)
-    return (found, found.parse(name, text)) if found and found.parse else None
+    for found in FORMATS:
+        data = found.parse(name, text) if suffix in found.suffixes and found.parse else None
+        if data is not None:
+            return found, data
+    return None
 
 
 PEEK_BYTES = 4 * 1024 * 1024  # a file found in a folder is looked into only this far
@@ -60,16 +65,17 @@ PEEK_BYTES = 4 * 1024 * 1024  # a file found in a folder is looked into only thi
 
 def holds_a_dataset(path: Path) -> bool:
     """Whether a file found in a folder (not named as an eval set) is one of these formats: a
-    JSON file a format recognises, or JSONL/CSV rows whose first row has one of Vertex's
-    columns. A file too big to peek at, or unreadable, is left to the reader it is named to."""
+    JSON file a format recognises, or JSONL/CSV text a format of its suffix `holds` (Vertex's:
+    a first row with one of its columns). A file too big to peek at, or unreadable, is left to the reader it is named to."""
     try:
         if path.stat().st_size > PEEK_BYTES:
             return False
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return False
-    if path.suffix.lower() in TEXT_SUFFIXES:
-        return vertex_rows.has_columns(text, path.suffix.lower())
+    suffix = path.suffix.lower()
+    if suffix in TEXT_SUFFIXES:
+        return any(f.holds(text, suffix) for f in FORMATS if suffix in f.suffixes and f.holds)
     try:
         return format_of(json.loads(text)) is not None
     except ValueError:
