@@ -176,3 +176,33 @@ def test_a_metric_no_judge_scores_has_no_judge_fingerprint_and_its_criterion_is_
     for metric in metrics:
         unread = ConfiguredMetric(**{**vars(metric), "criterion": Unreadable()})
         assert fingerprint(unread, None) is None
+
+
+_SCORE_THEN_LIST_MODULES = """
+import sys
+from agenteval_ci.cli import main
+sys.argv = ["agenteval", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print("loaded:", " ".join(sorted(m for m in ("yaml", "dotenv") if m in sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_score_of_json_files_loads_neither_yaml_nor_dotenv(tmp_path):
+    """PyYAML and python-dotenv serve a YAML file and a .env: a score of JSON files without a
+    .env reads neither, so neither costs its start anything (issue 37.7)."""
+    import json
+    import subprocess
+    import sys
+
+    expected, actual = generate(seed=5, num_cases=3)
+    (tmp_path / "s.evalset.json").write_text(json.dumps(expected))
+    (tmp_path / "actual.json").write_text(json.dumps(actual))
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCORE_THEN_LIST_MODULES, "score", "s.evalset.json", "--actual", "actual.json", "--json", "out.json"],
+        cwd=tmp_path, capture_output=True, text=True, check=True,
+    )
+    assert (tmp_path / "out.json").is_file()  # the score ran to its end
+    assert proc.stderr.splitlines()[-1] == "loaded: "
