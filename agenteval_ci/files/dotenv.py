@@ -16,8 +16,6 @@ import os
 from collections.abc import Iterable, MutableMapping
 from pathlib import Path
 
-from dotenv import dotenv_values
-
 from ..errors import InputError, Problem
 
 DISABLE = "ADK_DISABLE_LOAD_DOTENV"  # ADK's switch, honoured as ADK reads it
@@ -57,6 +55,8 @@ def load_agent_dotenv(folders: Iterable[Path], environ: MutableMapping[str, str]
 
 
 def _read(path: Path) -> dict[str, str | None]:
+    from dotenv import dotenv_values  # loaded only when a .env is found: most runs have none
+
     try:
         return dict(dotenv_values(path, encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

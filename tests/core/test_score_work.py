@@ -20,7 +20,8 @@ from agenteval_ci.core.digest import ResultsDigest, digest
 from agenteval_ci.core.figures import FIGURE_KEYS, run_figure
 from agenteval_ci.core.fingerprint import case_fingerprint
 from agenteval_ci.core.judge_fingerprint import fingerprint
-from agenteval_ci.core.metrics import ConfiguredMetric
+from agenteval_ci.core.metrics import ConfiguredMetric, efficiency
+from agenteval_ci.core.metrics.efficiency import TokenBreakdown
 from agenteval_ci.core.recorded_outputs import outputs_digest, recorded_runs
 from agenteval_ci.files.eval_configs import load_eval_config
 from agenteval_ci.schema import CaseResult, EvalSet, Results, RunRecord, Status
@@ -78,6 +79,42 @@ def test_a_digest_works_out_each_turns_token_counts_once(monkeypatch):
     case = next(c for c in CASES if all(not r.error and r.invocations for r in c.runs))
     digest(case)
     assert len(counted) == sum(len(r.invocations) for r in case.runs)
+
+
+def _token_breakdown_the_long_way(invocation: Any) -> TokenBreakdown:
+    """As token_breakdown was first written: int sums, then a second breakdown of their floats."""
+    def add(total: Any, count: Any) -> Any:
+        return total if count is None else (total or 0) + count
+
+    def either(a: Any, b: Any) -> Any:
+        return None if a is None and b is None else (a or 0) + (b or 0)
+
+    t = TokenBreakdown()
+    for u in invocation.usage:
+        t.input_tokens = add(t.input_tokens, either(u.prompt_token_count, u.tool_use_prompt_token_count))
+        t.prompt_tokens = add(t.prompt_tokens, u.prompt_token_count)
+        t.cached_tokens = add(t.cached_tokens, u.cached_content_token_count)
+        t.tool_use_tokens = add(t.tool_use_tokens, u.tool_use_prompt_token_count)
+        t.output_tokens = add(t.output_tokens, either(u.candidates_token_count, u.thoughts_token_count))
+        t.candidates_tokens = add(t.candidates_tokens, u.candidates_token_count)
+        t.reasoning_tokens = add(t.reasoning_tokens, u.thoughts_token_count)
+    if t.input_tokens is not None or t.output_tokens is not None:
+        t.total_tokens = (t.input_tokens or 0) + (t.output_tokens or 0)
+    return TokenBreakdown(**{k: None if v is None else float(v) for k, v in vars(t).items()})
+
+
+def test_a_turns_token_breakdown_is_the_long_ways_and_made_once(monkeypatch):
+    """The same counts, all floats (the JSON reads `12.0` as ADK's does), from one breakdown per turn."""
+    turns = [i for case in CASES for run in case.runs for i in run.invocations]
+    assert any(i.usage for i in turns) and any(not i.usage for i in turns)
+    for turn in turns:
+        found, expected = efficiency.token_breakdown(turn), _token_breakdown_the_long_way(turn)
+        assert vars(found) == vars(expected)
+        assert [type(v) for v in vars(found).values()] == [type(v) for v in vars(expected).values()]
+    made = []
+    monkeypatch.setattr(efficiency, "TokenBreakdown", lambda *a, **k: made.append(1) or TokenBreakdown(*a, **k))
+    efficiency.token_breakdown(turns[0])
+    assert len(made) == 1
 
 
 def _digest_of_copies(case: CaseResult) -> str:
@@ -176,3 +213,33 @@ def test_a_metric_no_judge_scores_has_no_judge_fingerprint_and_its_criterion_is_
     for metric in metrics:
         unread = ConfiguredMetric(**{**vars(metric), "criterion": Unreadable()})
         assert fingerprint(unread, None) is None
+
+
+_SCORE_THEN_LIST_MODULES = """
+import sys
+from agenteval_ci.cli import main
+sys.argv = ["agenteval", *sys.argv[1:]]
+try:
+    main()
+except SystemExit:
+    pass
+print("loaded:", " ".join(sorted(m for m in ("yaml", "dotenv") if m in sys.modules)), file=sys.stderr)
+"""
+
+
+def test_a_score_of_json_files_loads_neither_yaml_nor_dotenv(tmp_path):
+    """PyYAML and python-dotenv serve a YAML file and a .env: a score of JSON files without a
+    .env reads neither, so neither costs its start anything (issue 37.7)."""
+    import json
+    import subprocess
+    import sys
+
+    expected, actual = generate(seed=5, num_cases=3)
+    (tmp_path / "s.evalset.json").write_text(json.dumps(expected))
+    (tmp_path / "actual.json").write_text(json.dumps(actual))
+    proc = subprocess.run(
+        [sys.executable, "-c", _SCORE_THEN_LIST_MODULES, "score", "s.evalset.json", "--actual", "actual.json", "--json", "out.json"],
+        cwd=tmp_path, capture_output=True, text=True, check=True,
+    )
+    assert (tmp_path / "out.json").is_file()  # the score ran to its end
+    assert proc.stderr.splitlines()[-1] == "loaded: "

@@ -135,12 +135,17 @@ def token_breakdown(invocation: Invocation) -> TokenBreakdown:
     # The headline is derived from the two directions, never the backend's own total.
     if totals.input_tokens is not None or totals.output_tokens is not None:
         totals.total_tokens = (totals.input_tokens or 0) + (totals.output_tokens or 0)
-    return _as_floats(totals)
+    _to_floats(totals)
+    return totals
 
 
-def _as_floats(breakdown: TokenBreakdown) -> TokenBreakdown:
-    """ADK stores the counts as floats; so do we, so the JSON reads the same."""
-    return TokenBreakdown(**{k: None if v is None else float(v) for k, v in vars(breakdown).items()})
+def _to_floats(breakdown: TokenBreakdown) -> None:
+    """ADK stores the counts as floats; so do we, so the JSON reads the same. Summed as ints
+    first (exact at any size), converted in place: a second breakdown per turn cost ~2% of a score."""
+    counts = vars(breakdown)
+    for name, count in counts.items():
+        if count is not None:
+            counts[name] = float(count)
 
 
 def _average_tokens(all_details: list[TokenBreakdown]) -> TokenBreakdown:
