@@ -2,7 +2,8 @@
 through a PR: the app scaffolded as its user has it (tests/workflows/apps/), init run on it for
 real, its workflows committed; the gate on pull_request sets up the toolchain (the setup-*
 stubs: the runner image's own node and go), installs the app's dependencies, starts it and
-posts the comment and a passing check; a commit that breaks the app's tool fails it.
+posts the comment and a passing check; a commit that breaks the app's tool fails it, and the
+accept workflow init wrote takes that change as the baseline.
 Opt-in: scripts/workflow_test.sh builds what they need."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tests.action.harness import BASE_SHA, ROOT
 from tests.commands.test_init_keys import weather_model
 from tests.fakes.gemini import FakeGemini
 
-from .act import PR, Act, ActRun, git_repo, job_token, missing, pull_request, with_action
+from .act import PR, Act, ActRun, accept_pr, git_repo, job_token, missing, pull_request, with_action
 from .test_init_workflows import checkout_as_git_source
 
 pytestmark = pytest.mark.skipif(bool(missing()), reason=missing() or "runs")
@@ -103,3 +104,7 @@ def test_init_served_gate_passes_the_app_and_fails_a_broken_tool(language, tmp_p
     assert "oslo" in comment["body"], comment["body"]
     assert (broken, "failure") in [(c["head_sha"], c["conclusion"]) for c in github.check_runs.values()]
     assert "results-1-of-1.json" in "".join(act.artifact_files(failing, "agenteval-results"))
+
+    main = tmp_path / "main"  # the accept workflow init wrote takes the change, from the default branch
+    shutil.copytree(project, main, ignore=shutil.ignore_patterns(".git"))
+    accept_pr(act, github, main, main / ".github" / "workflows" / "agenteval-accept.yml", git_repo(main), broken)
