@@ -92,14 +92,19 @@ def prebuilt(action_yml: Path) -> None:
     subprocess.run([str(ROOT / "scripts" / "release_action_yml.sh"), IMAGE, str(action_yml)], check=True, capture_output=True)
 
 
-def checkout_copy(folder: Path) -> Path:
-    """A copy of this repository's tracked files, its action on the prebuilt image."""
+def tracked_copy(folder: Path) -> Path:
+    """A copy of this repository's tracked files, as they are."""
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], check=True, capture_output=True, text=True).stdout
     for name in filter(None, tracked.split("\0")):
         if (ROOT / name).is_file():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, folder / name)
-    prebuilt(folder / "action.yml")
+    return folder
+
+
+def checkout_copy(folder: Path) -> Path:
+    """A copy of this repository's tracked files, its action on the prebuilt image."""
+    prebuilt(tracked_copy(folder) / "action.yml")
     return folder
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from tests.action.harness import TOKEN
 from tests.fakes.github import FakeGitHub, write_token
 
-from .act import Act, action_folder, checkout_copy, git_repo, missing, podman_service, pull_request
+from .act import Act, action_folder, git_repo, missing, podman_service, pull_request, tracked_copy
 from .results_service import ResultsService
 
 CI_TIMEOUT = 3600  # the test job runs the whole suite
@@ -36,7 +36,7 @@ def main(job: str) -> int:
     with podman_service(folder) as docker_host, FakeGitHub("octo/agent") as github, ResultsService(github) as service:
         github.add_token(TOKEN, write_token())
         act = Act(docker_host, action_folder(folder / "action"), github.base_url, service)
-        repo = checkout_copy(folder / "repo")
+        repo = tracked_copy(folder / "repo")  # as a PR's checkout has it: the tests read action.yml unchanged
         head = git_repo(repo)
         run = act.run(repo, repo / ".github" / "workflows" / "ci.yml", "pull_request", pull_request(head), head, job=job,
                       timeout=CI_TIMEOUT)
