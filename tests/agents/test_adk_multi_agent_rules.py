@@ -92,11 +92,15 @@ def test_transfer_and_tool_call_of_a_real_multi_agent_run_score_under_rules(gemi
 def test_adk_advice_about_context_caching_waits_for_log_level_info(gemini, tmp_path):
     """google-adk warns that an app whose agents transfer has no context_cache_config; `adk eval`
     prints nothing of it, and neither does the adk eval form, until `--log-level INFO` asks."""
+    import importlib.util
     import os
     import subprocess
     import sys
     from pathlib import Path
 
+    runners = importlib.util.find_spec("google.adk.runners")
+    if runners is None or runners.origin is None or "context_cache_config" not in Path(runners.origin).read_text():
+        pytest.skip("this google-adk's runner gives no advice about context caching (older than context caching)")
     agent_dir = tmp_path / "router"
     agent_dir.mkdir()
     (agent_dir / "__init__.py").write_text("from . import agent\n")

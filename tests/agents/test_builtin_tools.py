@@ -63,6 +63,9 @@ def _adk_trajectory_score(case: dict[str, Any]) -> float | None:
     """google-adk 2.13's TrajectoryEvaluator on the very turns we recorded and expected."""
     import asyncio
 
+    # An older google-adk's evaluation modules import pandas, which only its `eval` extra installs.
+    pytest.importorskip("google.adk.evaluation.trajectory_evaluator", reason="this google-adk's TrajectoryEvaluator needs its eval extra")
+
     from google.adk.evaluation.eval_case import Invocation as AdkInvocation
     from google.adk.evaluation.eval_metrics import EvalMetric
     from google.adk.evaluation.trajectory_evaluator import TrajectoryEvaluator

@@ -6,8 +6,9 @@ What stands in for GitHub's platform, and why:
   a copy of action.yml that act is given for the workflow's `uses:` (--local-repository);
 - JavaScript actions (upload/download-artifact, cache) come from AGENTEVAL_ACT_ACTIONS, one
   folder per `owner-repo@ref`, so nothing is fetched from github.com; actions/setup-python,
-  which downloads Python, is a stub (stubs/setup-python) that takes the runner's python3, and
-  pypa/gh-action-pypi-publish one that fails (a dry run must never upload);
+  setup-node and setup-go, which download their toolchains, are stubs (stubs/) that take the
+  runner image's python3, node and go of the version asked for, and pypa/gh-action-pypi-publish
+  one that fails (a dry run must never upload);
 - each act invocation is a run of the fake GitHub; its uploads and downloads go to the fake
   artifact service of results_service.py, which keeps them as that run's artifacts, so a
   later workflow (publish, accept) downloads them through the REST API, as from GitHub.
@@ -43,8 +44,9 @@ ACTIONS = Path(os.environ.get("AGENTEVAL_ACT_ACTIONS", "/work/cache/act-actions"
 ACTION_REPO = "octo/agenteval-ci"  # what the docs' `<owner>/<repo>` placeholder becomes
 ACT_TIMEOUT = 900
 # Actions that cannot run offline, stood in for by tests/workflows/stubs/ (each says what it does).
-STUBS = {"actions/setup-python@v6": Path(__file__).parent / "stubs" / "setup-python",
-         "pypa/gh-action-pypi-publish@release/v1": Path(__file__).parent / "stubs" / "pypi-publish"}
+_STUB_FOLDER = Path(__file__).parent / "stubs"
+STUBS = {"actions/setup-python@v6": _STUB_FOLDER / "setup-python", "actions/setup-node@v5": _STUB_FOLDER / "setup-node",
+         "actions/setup-go@v6": _STUB_FOLDER / "setup-go", "pypa/gh-action-pypi-publish@release/v1": _STUB_FOLDER / "pypi-publish"}
 PR = 7
 ALL_SCOPES = ("actions", "checks", "contents", "issues", "pull-requests", "statuses")
 
@@ -90,14 +92,19 @@ def prebuilt(action_yml: Path) -> None:
     subprocess.run([str(ROOT / "scripts" / "release_action_yml.sh"), IMAGE, str(action_yml)], check=True, capture_output=True)
 
 
-def checkout_copy(folder: Path) -> Path:
-    """A copy of this repository's tracked files, its action on the prebuilt image."""
+def tracked_copy(folder: Path) -> Path:
+    """A copy of this repository's tracked files, as they are."""
     tracked = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], check=True, capture_output=True, text=True).stdout
     for name in filter(None, tracked.split("\0")):
         if (ROOT / name).is_file():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / name, folder / name)
-    prebuilt(folder / "action.yml")
+    return folder
+
+
+def checkout_copy(folder: Path) -> Path:
+    """A copy of this repository's tracked files, its action on the prebuilt image."""
+    prebuilt(tracked_copy(folder) / "action.yml")
     return folder
 
 
@@ -143,7 +150,7 @@ class Act:
 
     def run(self, workspace: Path, workflow: Path, event_name: str, event: dict[str, Any], head_sha: str,
             secrets: dict[str, str] | None = None, env: dict[str, str] | None = None, job: str | None = None,
-            container_options: str = "") -> ActRun:
+            container_options: str = "", timeout: float = ACT_TIMEOUT) -> ActRun:
         """One run of `workflow` on `event`: a run of the fake GitHub for `head_sha`, concluded
         as act's exit code says. `env` reaches every step (where the fakes of model APIs are)."""
         event_path = workspace.parent / f"{workspace.name}-{event_name}.json"
@@ -172,7 +179,7 @@ class Act:
             command += ["-j", job]
         if container_options:  # the job containers', e.g. a volume
             command += ["--container-options", container_options]
-        done = subprocess.run(command, cwd=workspace, env={**os.environ, "DOCKER_HOST": self.docker_host}, capture_output=True, text=True, timeout=ACT_TIMEOUT)
+        done = subprocess.run(command, cwd=workspace, env={**os.environ, "DOCKER_HOST": self.docker_host}, capture_output=True, text=True, timeout=timeout)
         log = done.stdout + done.stderr
         event_path.with_suffix(".log").write_text(log)  # kept beside the workspace for a failing test's reader
         self.service.end_run(run_id, "success" if done.returncode == 0 else "failure")
