@@ -223,13 +223,12 @@ try:
     main()
 except SystemExit:
     pass
-print("loaded:", " ".join(sorted(m for m in ("yaml", "dotenv") if m in sys.modules)), file=sys.stderr)
+print("loaded:", " ".join(sorted(m for m in ("yaml", "dotenv", "agenteval_ci.schema.project") if m in sys.modules)), file=sys.stderr)
 """
 
 
-def test_a_score_of_json_files_loads_neither_yaml_nor_dotenv(tmp_path):
-    """PyYAML and python-dotenv serve a YAML file and a .env: a score of JSON files without a
-    .env reads neither, so neither costs its start anything (issue 37.7)."""
+def _modules_a_score_loads(tmp_path: Any) -> str:
+    """Which of PyYAML, python-dotenv and agenteval.yaml's models a score of JSON files loaded."""
     import json
     import subprocess
     import sys
@@ -242,4 +241,17 @@ def test_a_score_of_json_files_loads_neither_yaml_nor_dotenv(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, check=True,
     )
     assert (tmp_path / "out.json").is_file()  # the score ran to its end
-    assert proc.stderr.splitlines()[-1] == "loaded: "
+    return proc.stderr.splitlines()[-1]
+
+
+def test_a_score_of_json_files_loads_neither_yaml_nor_dotenv(tmp_path):
+    """PyYAML and python-dotenv serve a YAML file and a .env: a score of JSON files without a
+    .env reads neither, so neither costs its start anything (issue 37.7)."""
+    loaded = _modules_a_score_loads(tmp_path).split()
+    assert "yaml" not in loaded and "dotenv" not in loaded
+
+
+def test_a_score_loads_no_project_models(tmp_path):
+    """A score reads no agenteval.yaml: the CLI, the readers and the reports take the default paths
+    from schema/paths.py, so agenteval.yaml's models (schema/project.py) are not built (issue 37.7)."""
+    assert _modules_a_score_loads(tmp_path) == "loaded: "
