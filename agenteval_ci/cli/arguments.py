@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from .. import __version__
 from ..report.console import Style
 from ..runner.progress import wants_bar
-from ..schema.project import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS, MAX_NUM_RUNS
+from ..schema.paths import DEFAULT_BASELINE, DEFAULT_PROJECT_FILE, DEFAULT_RESULTS, MAX_NUM_RUNS
 from ..schema.settings import GateSettings, JudgeSettings
 
 if TYPE_CHECKING:

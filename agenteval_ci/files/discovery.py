@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError
-from ..schema.project import DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
+from ..schema.paths import DEFAULT_PROJECT_FILE, DEFAULT_RESULTS
 
 ADK_CONFIG_NAME = "test_config.json"  # google-adk's name, beside the eval set
 STARTER_CONFIG_NAME = "eval_config.json"  # the agent starter pack's tests/eval/eval_config.json

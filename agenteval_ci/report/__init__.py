@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING, Optional
 
 from ..schema.judge import JudgeFingerprint
-from ..schema.project import DEFAULT_BASELINE
+from ..schema.paths import DEFAULT_BASELINE
 
 COMPARISON_VERSION = 1  # of comparison.json
 

@@ -15,13 +15,13 @@ from pydantic import Discriminator, Field, Tag, field_validator, model_validator
 from ._base import StrictModel
 from .arg_rules import ToolArgs, check_tool_args
 from .eval_config import CustomMetricConfig
+from .paths import DEFAULT_BASELINE as DEFAULT_BASELINE
+from .paths import DEFAULT_PROJECT_FILE as DEFAULT_PROJECT_FILE
+from .paths import DEFAULT_RESULTS as DEFAULT_RESULTS
+from .paths import MAX_NUM_RUNS as MAX_NUM_RUNS
 from .remote_agent import RemoteAgentConfig
 from .settings import GateSettings, JudgeSettings, ModelPrice
 
-DEFAULT_PROJECT_FILE = "agenteval.yaml"
-DEFAULT_BASELINE = ".agenteval/baseline.json"
-DEFAULT_RESULTS = ".agenteval/results.json"  # what `run` writes and `accept` reads when given no path
-MAX_NUM_RUNS = 100  # maxima documented in docs/config.md
 MAX_CONCURRENCY = 1000
 
 

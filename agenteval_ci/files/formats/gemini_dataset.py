@@ -9,7 +9,7 @@ with different answers.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import pydantic
 
@@ -17,8 +17,10 @@ from ...errors import InputError, Problem
 from ...schema import EvalSet, Invocation
 from ...schema.content import Content
 from ...schema.eval_set import AgentDetails, AppDetails, EvalCase, InvocationEvent, InvocationEvents
-from ...schema.gemini_dataset import AgentEvent, DatasetCase, EvaluationDataset
 from ...schema.problems import problems_from
+
+if TYPE_CHECKING:  # the dataset's models are built when a dataset is read (_dataset), not by every score
+    from ...schema.gemini_dataset import AgentEvent, DatasetCase, EvaluationDataset
 
 FORMAT_NAME = "a Gemini-platform evaluation dataset (agents-cli)"
 _CASE_KEYS = {"eval_case_id", "evalCaseId", "prompt", "agent_data", "agentData"}
@@ -32,11 +34,17 @@ def recognises(data: Any) -> bool:
     return isinstance(cases, list) and any(isinstance(c, dict) and _CASE_KEYS & c.keys() for c in cases)
 
 
-def read(name: str, data: Any) -> tuple[EvalSet, list[Problem]]:
+def _dataset(name: str, data: Any) -> EvaluationDataset:
+    from ...schema.gemini_dataset import EvaluationDataset
+
     try:
-        dataset = EvaluationDataset.model_validate(data)
+        return EvaluationDataset.model_validate(data)
     except pydantic.ValidationError as exc:
         raise InputError([_as_read(p) for p in problems_from(exc, name, EvaluationDataset)]) from None
+
+
+def read(name: str, data: Any) -> tuple[EvalSet, list[Problem]]:
+    dataset = _dataset(name, data)
     problems: list[Problem] = []
     cases = []
     for i, case in enumerate(dataset.eval_cases):
@@ -98,10 +106,7 @@ def read_traces(name: str, data: Any) -> dict[str, list[Invocation]]:
     """What `agents-cli eval generate` wrote: each case's eval_case_id -> the agent's turns. A
     user event (or the case's `prompt`) opens a turn; the agent's events after it are that turn's
     steps, the last one with text and no tool call its final response."""
-    try:
-        dataset = EvaluationDataset.model_validate(data)
-    except pydantic.ValidationError as exc:
-        raise InputError([_as_read(p) for p in problems_from(exc, name, EvaluationDataset)]) from None
+    dataset = _dataset(name, data)
     traces = {}
     for i, case in enumerate(dataset.eval_cases):
         turns = _traced_turns(case)

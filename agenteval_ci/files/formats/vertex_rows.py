@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
@@ -20,8 +20,10 @@ from ...schema import EvalSet, Invocation
 from ...schema.content import Content, FunctionCall
 from ...schema.eval_set import EvalCase, IntermediateData
 from ...schema.problems import problems_from
-from ...schema.vertex_rows import ToolStep, VertexRow
 from ..readers import check_data
+
+if TYPE_CHECKING:  # the rows' models are built when rows are read (_valid_rows), not by every score
+    from ...schema.vertex_rows import ToolStep, VertexRow
 
 FORMAT_NAME = "Vertex AI evaluation rows"
 SUFFIXES = (".jsonl", ".csv")
@@ -121,6 +123,8 @@ def _labelled(data: Any) -> list[tuple[str, Any]]:
 
 
 def _valid_rows(name: str, data: Any, need: str) -> tuple[list[tuple[str, VertexRow]], list[Problem]]:
+    from ...schema.vertex_rows import VertexRow
+
     problems: list[Problem] = []
     warnings: list[Problem] = []
     rows = []
