@@ -14,7 +14,7 @@ from ..core.results_record import with_judge_usage
 from ..core.scoring import CaseToScore, score_each
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..files.discovery import adk_eval_config
-from ..files.eval_configs import config_rule_problems, load_eval_config
+from ..files.eval_configs import config_rule_problems, load_eval_config, no_gated_metric
 from ..files.eval_sets import open_eval_set
 from ..files.results_file import new_results
 from ..report.table import Table
@@ -65,6 +65,8 @@ def _score(settings: ScoreSettings) -> Scored:
     config = load_eval_config(adk_eval_config([settings.eval_set], settings.eval_config))
     print_warnings([*eval_set.warnings, *config.warnings])
     shown = len(eval_set.warnings)  # a streamed eval set finds its cases' warnings as it reads them
+    if refused := no_gated_metric(config):  # as `run` does: a score nothing could fail is no pass
+        raise InputError(refused)
     if any(isinstance(m.criterion, ToolArgsCriterion) and m.criterion.tool_args for m in config.metrics):
         rule_problems = config_rule_problems(config, eval_set.cases())  # a pass of its own, before any scoring
         if rule_problems:

@@ -29,6 +29,8 @@ from ..schema.problems import problems_from
 from .agents_cli_config import criteria_of, is_agents_cli_config
 from .readers import parse_yaml, read_json, read_text
 
+DEFAULT_CONFIG_NAME = "<default eval config>"  # how a problem names ADK's defaults, read from no file
+
 
 @dataclass(frozen=True)
 class LoadedEvalConfig:
@@ -213,13 +215,22 @@ def judged_by(config: LoadedEvalConfig, model: str) -> LoadedEvalConfig:
     return with_metrics(config, swapped) if swapped else config
 
 
+def no_gated_metric(config: LoadedEvalConfig) -> list[Problem]:
+    """A config that gates on nothing would pass whatever the agent does (a file without the
+    `criteria` wrapper reads as no criteria at all): `run`, `score` and `validate` refuse it."""
+    if any(not m.spec.informational for m in config.metrics):
+        return []
+    return [Problem(config.path or DEFAULT_CONFIG_NAME, "$.criteria",
+                    'no gated metric: nothing could fail the gate; metrics go under `"criteria": {"metric_name": threshold}`')]
+
+
 def config_rule_problems(config: LoadedEvalConfig, cases: Iterable[EvalCase]) -> list[Problem]:
     """The argument rules a config's own criteria give, checked against the cases' expected calls."""
     ruled = [m for m in config.metrics if isinstance(m.criterion, ToolArgsCriterion) and m.criterion.tool_args]
     if not ruled:
         return []
     expected = expected_args_by_tool(cases)
-    file = config.path or "<default eval config>"
+    file = config.path or DEFAULT_CONFIG_NAME
     return [
         problem
         for m in ruled

@@ -15,7 +15,7 @@ from ..core.simulation import missing_placeholders
 from ..errors import InputError, Problem, UsageError
 from ..files.baseline_file import load_baseline
 from ..files.dotenv import load_agent_dotenv
-from ..files.eval_configs import LoadedEvalConfig
+from ..files.eval_configs import DEFAULT_CONFIG_NAME, LoadedEvalConfig, no_gated_metric
 from ..files.project import BaselineTarget, EvalSetToRun, Suite
 from ..files.user_metrics import static_problems
 from ..schema import EvalCase
@@ -24,18 +24,6 @@ from ..schema.eval_config import UserSimulatorConfig
 
 ConfigCheck = Callable[[LoadedEvalConfig], list[Problem]]
 CaseCheck = Callable[[EvalSetToRun, EvalCase], list[Problem]]
-
-DEFAULT_CONFIG_NAME = "<default eval config>"
-
-
-def no_gated_metric(config: LoadedEvalConfig) -> list[Problem]:
-    """A config that gates on nothing would pass whatever the agent does (a file without the
-    `criteria` wrapper reads as no criteria at all)."""
-    if any(not m.spec.informational for m in config.metrics):
-        return []
-    return [Problem(config.path or DEFAULT_CONFIG_NAME, "$.criteria",
-                    'no gated metric: nothing could fail the gate; metrics go under `"criteria": {"metric_name": threshold}`')]
-
 
 def persona_without_placeholder(eval_set: EvalSetToRun, case: EvalCase) -> list[Problem]:
     """A scenario with a persona needs `{{ persona }}` in custom instructions (as in ADK)."""

@@ -231,3 +231,18 @@ def test_adk_result_of_a_case_whose_agent_raised_scores_failed(tmp_path, capsys)
     assert main(["score", str(expected), "--actual", str(actual)]) == 1
     out = capsys.readouterr().out
     assert "FAIL" in out and "the agent's run failed" in out
+
+
+def test_a_config_that_gates_on_nothing_is_refused_as_run_refuses_it(tmp_path, capsys):
+    """A config whose criteria are missing (unwrapped) or empty would score every
+    case NOT_EVALUATED or INFORMATIONAL, and no case can fail then: exit 2, naming $.criteria."""
+    expected = _eval_set(tmp_path, "home.evalset.json", {"id": 2}, "The bedroom light is off.")
+    actual = _eval_set(tmp_path, "actual.json", {"id": 3}, "Something else entirely.")
+    for name, config in {"unwrapped.json": {"tool_trajectory_avg_score": 1.0},
+                         "empty.json": {"criteria": {}}}.items():
+        (tmp_path / name).write_text(json.dumps(config))
+        out = tmp_path / f"{name}.results.json"
+        assert main(["score", str(expected), "--actual", str(actual), "--eval-config", str(tmp_path / name), "--json", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert f"{name} at $.criteria: no gated metric" in err
+        assert not out.exists()  # nothing written for a refused score
