@@ -236,18 +236,18 @@ class _Summary(pydantic.BaseModel):
 
 class _RubricSummary(_Summary):
     rubric_id: str
-    score: Optional[float] = None
+    score: Optional[pydantic.FiniteFloat] = None
 
 
 class _RunScoreSummary(_Summary):
-    score: Optional[float] = None
+    score: Optional[pydantic.FiniteFloat] = None
     status: Status = Status.NOT_EVALUATED
     rubric_scores: Optional[list[_RubricSummary]] = None
 
 
 class _MetricSummary(_Summary):
-    score: Optional[float] = None
-    threshold: Optional[float] = None
+    score: Optional[pydantic.FiniteFloat] = None
+    threshold: Optional[pydantic.FiniteFloat] = None
     status: Status = Status.NOT_EVALUATED
     reason: Optional[str] = None
     config_fingerprint: str = ""

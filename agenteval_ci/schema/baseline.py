@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, FiniteFloat, field_validator, model_validator
 
 from ._base import StrictModel
 from .judge import JudgeFingerprint
@@ -51,15 +51,17 @@ def outcomes(statuses: list[Status]) -> str:
 
 
 class BaselineMetric(StrictModel):
+    # Every number is finite: we never write NaN or Infinity, so one read here is a hand edit or a
+    # corrupted file, and a comparison with it would decide nothing.
     # The last accepted results' planned runs (the re-runs of num_runs: auto were chosen by their
     # outcome and would overstate the pass rate): their mean score, each run, and ADK's status.
-    score: Optional[float] = None
-    runs: list[Optional[float]] = Field(default_factory=list)
+    score: Optional[FiniteFloat] = None
+    runs: list[Optional[FiniteFloat]] = Field(default_factory=list)
     run_statuses: list[Status] = Field(default_factory=list)
     status: Status = Status.NOT_EVALUATED
-    threshold: Optional[float] = None
+    threshold: Optional[FiniteFloat] = None
     config_fingerprint: str = ""
-    rubrics: dict[str, float] = Field(default_factory=dict)  # rubric id -> pass rate over those runs
+    rubrics: dict[str, FiniteFloat] = Field(default_factory=dict)  # rubric id -> pass rate over those runs
     # Every accepted run, oldest accept first, at most HISTORY_WINDOW runs: batches separated by
     # spaces, "PPF+PP" = planned runs, then after "+" the re-runs chosen by their outcome.
     history: str = Field(default="", max_length=20_000)
@@ -116,7 +118,7 @@ class BaselineCase(StrictModel):
     metrics: dict[str, BaselineMetric] = Field(default_factory=dict)
     # Budgeted figures (gate.budgets, and cost_usd): each planned run's figure, None where a run
     # had none (docs/baseline.md, "Figures"). Kept only for the figures the project budgets.
-    figures: dict[str, list[Optional[float]]] = Field(default_factory=dict)
+    figures: dict[str, list[Optional[FiniteFloat]]] = Field(default_factory=dict)
     # Digest of the runs the scores came from, whose record is in the outputs file beside the
     # baseline (files/baseline_outputs.py): what a changed judge re-judges.
     outputs: Optional[str] = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any, Optional
 
-from pydantic import Field
+from pydantic import Field, FiniteFloat
 
 from ._base import StrictModel
 from .eval_set import EvalCase, Invocation
@@ -25,7 +25,7 @@ class RubricVerdict(StrictModel):
     """ADK's RubricScore: one rubric's score (1.0 yes / 0.0 no / None not evaluated)."""
 
     rubric_id: str
-    score: Optional[float] = None
+    score: Optional[FiniteFloat] = None
     rationale: Optional[str] = None
 
 
@@ -53,7 +53,7 @@ class AlignedCall(StrictModel):
 
 
 class InvocationScore(StrictModel):
-    score: Optional[float] = None
+    score: Optional[FiniteFloat] = None
     status: Status = Status.NOT_EVALUATED
     reason: Optional[str] = None
     rubric_scores: Optional[list[RubricVerdict]] = None
@@ -63,7 +63,7 @@ class InvocationScore(StrictModel):
 class MetricRun(StrictModel):
     """One metric on one run of one case, as one ADK evaluator call reports it."""
 
-    score: Optional[float] = None
+    score: Optional[FiniteFloat] = None
     status: Status = Status.NOT_EVALUATED
     reason: Optional[str] = None
     per_invocation: list[InvocationScore] = Field(default_factory=list)
@@ -79,8 +79,8 @@ class MetricRun(StrictModel):
 class MetricResult(StrictModel):
     """One metric on one case over all runs: score is the mean of the runs' scores."""
 
-    score: Optional[float] = None
-    threshold: Optional[float] = None  # None for informational metrics
+    score: Optional[FiniteFloat] = None
+    threshold: Optional[FiniteFloat] = None  # None for informational metrics
     status: Status = Status.NOT_EVALUATED
     reason: Optional[str] = None
     config_fingerprint: str = ""  # the criterion apart from its judge: core/fingerprint.py

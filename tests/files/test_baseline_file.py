@@ -8,6 +8,7 @@ import dataclasses
 import gc
 import gzip
 import json
+import re
 import tracemalloc
 from pathlib import Path
 
@@ -88,6 +89,9 @@ def test_a_repeated_key_reads_as_the_json_module_reads_it(accepted, tmp_path):
         (lambda t: t.replace('"schema_version": 2', '"schema_version": 3', 1), "newer than this agenteval reads"),
         (lambda t: t.replace('"provenance": {', '"provenance": {"extra": 1, ', 1), "$.provenance"),
         (lambda t: t.replace('"suites": {', '"suites": {"bad": [1], ', 1), "$.suites.bad"),
+        # Numbers we never write: a hand edit or damage, which no comparison can be made with.
+        (lambda t: re.sub(r'"score": [0-9.]+', '"score": NaN', t, count=1), ".score: Input should be a finite number"),
+        (lambda t: t.replace('"runs": [', '"runs": [Infinity, ', 1), ".runs[0]: Input should be a finite number"),
     ],
 )
 def test_a_damaged_baseline_is_exit_2_naming_the_file_and_the_json_path(accepted, tmp_path, capsys, edit, where):

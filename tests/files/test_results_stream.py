@@ -101,6 +101,26 @@ def test_a_case_that_does_not_validate_names_its_index(tmp_path, capsys):
         read_results(path)
 
 
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity"])
+def test_a_score_we_never_write_is_refused_by_every_reader(tmp_path, capsys, number):
+    """Python's json writes NaN and Infinity; we never do, so one in a results file is an edit or
+    damage: accept must not carry it into the baseline, nor compare decide anything with it."""
+    path = _scored(tmp_path, 3, "results.json")
+    lines = path.read_bytes().split(b"\n")
+    start = lines[2].index(b'"score":')
+    end = min(lines[2].index(sep, start + 8) for sep in (b",", b"}") if sep in lines[2][start + 8:])
+    lines[2] = lines[2][:start] + b'"score":' + number + lines[2][end:]
+    path.write_bytes(b"\n".join(lines))
+    baseline = tmp_path / "baseline.json"
+    for command in (["compare", str(path), "--baseline", str(baseline)], ["accept", str(path), "--baseline", str(baseline), "--allow-failed"]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert f"{path.as_posix()} at $.cases[1]" in err and "finite number" in err
+    assert not baseline.exists()
+    with pytest.raises(InputError, match="finite number"):
+        read_results(path)
+
+
 def test_a_newer_version_is_refused(tmp_path, capsys):
     path = _scored(tmp_path, 2, "results.json")
     path.write_bytes(path.read_bytes().replace(b'"schema_version":2', b'"schema_version":99', 1))
