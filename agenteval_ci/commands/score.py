@@ -15,7 +15,7 @@ from ..core.scoring import CaseToScore, score_each
 from ..errors import EXIT_FAILED, EXIT_PASSED, InputError, Problem
 from ..files.discovery import adk_eval_config
 from ..files.eval_configs import config_rule_problems, load_eval_config, no_gated_metric
-from ..files.eval_sets import open_eval_set
+from ..files.eval_sets import no_case, open_eval_set
 from ..files.results_file import new_results
 from ..report.table import Table
 from ..schema import CaseResult, RunRecord, RunStats, ToolArgsCriterion
@@ -90,6 +90,8 @@ def _score(settings: ScoreSettings) -> Scored:
 
         score_each(items, judge, emit)
         recorded.check()
+        if not saved.digests:  # every case asked for was found, so the eval set holds none
+            raise InputError(no_case(eval_set.path))
         print_warnings(eval_set.warnings[shown:])
         stats = with_judge_usage(RunStats(), judge.usage()) if judge is not None else RunStats()
         header = new_results([], num_runs=recorded.most_runs, stats=stats, suites=[settings.suite] if saved.digests else None)

@@ -101,6 +101,12 @@ class StreamedEvalSet:
 EvalSetFile = LoadedEvalSet | StreamedEvalSet
 
 
+def no_case(path: str) -> Problem:
+    """An eval set without a case would pass whatever the agent does: `run`, `validate` and
+    `score` refuse it, as they refuse a glob that matches no file."""
+    return Problem(path, "$.eval_cases", "no eval case: nothing in this eval set could fail the gate; add cases, or leave the file out")
+
+
 def open_eval_set(path: str | Path) -> EvalSetFile:
     """An EvalSet file to read case by case; any of ADK's other formats (or a file with a
     mistake the whole-file reader names) is loaded whole."""

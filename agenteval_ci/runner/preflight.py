@@ -16,6 +16,7 @@ from ..errors import InputError, Problem, UsageError
 from ..files.baseline_file import load_baseline
 from ..files.dotenv import load_agent_dotenv
 from ..files.eval_configs import DEFAULT_CONFIG_NAME, LoadedEvalConfig, no_gated_metric
+from ..files.eval_sets import no_case
 from ..files.project import BaselineTarget, EvalSetToRun, Suite
 from ..files.user_metrics import static_problems
 from ..schema import EvalCase
@@ -76,9 +77,13 @@ def checked_cases(eval_sets: Iterable[EvalSetToRun], problems: list[Problem]) ->
 
     for eval_set in eval_sets:
         add(config_problems(eval_set.config))
+        held = 0
         for index, case in eval_set.numbered_cases():
+            held += 1
             add([problem for check in CASE_CHECKS for problem in check(eval_set, case)])
             yield eval_set, index, case
+        if not held:
+            add([no_case(eval_set.loaded.path)])
 
 
 def refusals(eval_sets: Iterable[EvalSetToRun]) -> tuple[list[Problem], int]:

@@ -246,3 +246,13 @@ def test_a_config_that_gates_on_nothing_is_refused_as_run_refuses_it(tmp_path, c
         err = capsys.readouterr().err
         assert f"{name} at $.criteria: no gated metric" in err
         assert not out.exists()  # nothing written for a refused score
+
+
+def test_an_eval_set_without_a_case_is_refused(tmp_path, capsys):
+    """Nothing scored is no pass: exit 2 naming the eval set, as `run` and `validate` do."""
+    empty = tmp_path / "empty.evalset.json"
+    empty.write_text(json.dumps({"eval_set_id": "home", "eval_cases": []}))
+    out = tmp_path / "results.json"
+    assert main(["score", str(empty), "--actual", str(empty), "--json", str(out)]) == 2
+    assert f"{empty.as_posix()} at $.eval_cases: no eval case" in capsys.readouterr().err
+    assert not out.exists()

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agenteval_ci.cli import main
+from agenteval_ci.files.eval_sets import no_case
 from agenteval_ci.runner.preflight import CASE_CHECKS, CONFIG_CHECKS
 from tests.runner.test_suites import AGENT, turn
 
@@ -38,6 +39,10 @@ def _good(root: Path) -> None:
 
 def _criteria_unwrapped(root: Path) -> None:
     _write(root / "evals" / "test_config.json", {"tool_trajectory_avg_score": 1.0})
+
+
+def _no_case(root: Path) -> None:
+    _write(root / "evals" / "a.evalset.json", {"eval_set_id": "a", "eval_cases": []})
 
 
 def _persona_without_placeholder(root: Path) -> None:
@@ -71,6 +76,7 @@ def _baseline_unreadable(root: Path) -> None:
 # Run's checks of eval configs and cases: in a project and in adk eval's form.
 CHECKED: dict[str, Callable[[Path], None]] = {
     "no_gated_metric": _criteria_unwrapped,
+    "no_case": _no_case,  # of an eval set, found as its cases are read
     "persona_without_placeholder": _persona_without_placeholder,
     "user_metric_problems": _user_metric_problems,
 }
@@ -83,7 +89,7 @@ READ_FOR_THE_SUITES: dict[str, Callable[[Path], None]] = {
 
 
 def test_every_check_run_makes_has_a_bad_input_here():
-    assert {check.__name__ for check in (*CONFIG_CHECKS, *CASE_CHECKS)} == set(CHECKED)
+    assert {check.__name__ for check in (*CONFIG_CHECKS, *CASE_CHECKS, no_case)} == set(CHECKED)
 
 
 def _refused_by_run(argv: list[str], capsys) -> list[str]:
