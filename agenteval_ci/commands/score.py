@@ -94,7 +94,7 @@ def _score(settings: ScoreSettings) -> Scored:
             raise InputError(no_case(eval_set.path))
         print_warnings(eval_set.warnings[shown:])
         stats = with_judge_usage(RunStats(), judge.usage()) if judge is not None else RunStats()
-        header = new_results([], num_runs=recorded.most_runs, stats=stats, suites=[settings.suite] if saved.digests else None)
+        header = new_results([], num_runs=recorded.most_runs, stats=stats, suites=[settings.suite])
         results = saved.close(header, [*eval_set.warnings, *config.warnings])
     if table is not None:
         print("\n".join(table.footer(results)))
